@@ -1,0 +1,8 @@
+# Warning flags for every gpmx target; -Werror when GPMX_WERROR is on (CI).
+add_library(gpmx_warnings INTERFACE)
+target_compile_options(gpmx_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+    -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference
+    -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough>
+  $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${GPMX_WERROR}>>:-Werror>
+  $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${GPMX_WERROR}>>:--Werror=all-warnings>)

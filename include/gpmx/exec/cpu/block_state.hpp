@@ -1,0 +1,69 @@
+#pragma once
+// The part of a running block that kernel threads touch on their fast path
+// (starting and ending threads, shared memory). Everything that suspends a
+// thread lives in src/exec and is reached through the out-of-line members.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "gpmx/exec/dim3.hpp"
+
+namespace gpmx::cpu {
+class thread_ctx;
+}
+
+namespace gpmx::cpu::detail {
+
+struct fiber_record;
+class block_scheduler;
+
+// What a suspended thread waits for; also what a deadlock report prints.
+enum class wait_kind : std::uint8_t {
+  none, barrier, warp_collective, activemask, spin, yield
+};
+
+// Warp collective operations, one rendezvous each.
+enum class warp_op : std::uint8_t {
+  syncwarp, ballot, any, all, match_any, shfl, shfl_up, shfl_down, shfl_xor
+};
+const char* to_string(warp_op op);
+
+// What a completed block barrier tells each participant.
+struct barrier_result {
+  std::uint32_t count;         // participants whose predicate was non-zero
+  std::uint32_t participants;  // threads that had not exited
+};
+
+struct static_shared_slot {
+  std::size_t offset, bytes;
+};
+
+class block_state {
+ public:
+  // --- fast path: read and written only by this block's worker ---
+  dim3 block_idx;
+  dim3 block_dim;
+  dim3 grid_dim;
+  std::uint64_t block_linear = 0;
+  std::uint32_t nthreads = 0;
+  std::uint32_t next_unstarted = 0;
+  const std::uint32_t* start_order = nullptr;  // seeded order, deterministic mode
+  std::uint32_t live = 0;           // threads not exited (unstarted count as live)
+  std::uint32_t suspended = 0;      // threads waiting at a barrier or warp op
+  std::vector<std::uint32_t> warp_live;  // per warp: lanes not exited
+  std::byte* dynamic_shared = nullptr;
+  std::byte* static_shared = nullptr;
+  std::size_t static_shared_capacity = 0;
+  std::size_t static_shared_used = 0;
+  std::vector<static_shared_slot> static_slots;
+  bool deterministic = false;
+  block_scheduler* scheduler = nullptr;
+
+  // The k-th static shared allocation of this block (made on first request).
+  std::byte* static_shared_at(std::size_t k, std::size_t bytes, std::size_t align);
+
+  // A thread finished; wakes waiters that its exit completes.
+  void thread_exit_slow(thread_ctx& t);
+};
+
+}  // namespace gpmx::cpu::detail

@@ -1,0 +1,88 @@
+#pragma once
+// The cpu executor: runs a kernel's blocks over worker OS threads, each GPU
+// thread as a lazily created fiber (see docs/programming-model.md).
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <tuple>
+#include <utility>
+
+#include "gpmx/exec/cpu/thread_ctx.hpp"
+#include "gpmx/exec/launch_config.hpp"
+
+namespace gpmx::cpu {
+
+// How blocks and threads are scheduled. Later execution modes (trace, timed)
+// are further policies over the same scheduler.
+enum class schedule : std::uint8_t {
+  parallel,       // all workers, threads switch only when they must wait
+  deterministic,  // one worker, every choice drawn from a seeded generator
+};
+
+struct executor_options {
+  unsigned workers = 0;  // 0: GPMX_WORKERS, else every core
+  schedule policy = schedule::parallel;
+  std::uint64_t seed = 0;                   // deterministic schedule only
+  std::size_t fiber_stack_bytes = 0;        // 0: GPMX_FIBER_STACK, else 64 KiB
+  unsigned max_resident_blocks = 0;         // per worker; 0: 16 (parallel), 4 (deterministic)
+  std::chrono::milliseconds spin_timeout{0};  // 0: GPMX_SPIN_TIMEOUT_MS, else 30 s
+  device_limits limits{};
+};
+
+// Options with every 0 replaced by its environment variable or default.
+executor_options resolve(executor_options o);
+
+namespace detail {
+using thread_loop_fn = void (*)(void* closure, thread_ctx& ctx);
+
+// Runs threads of one block on the current fiber until none is left
+// unstarted; a thread that must wait suspends this fiber with it.
+template <class Closure>
+void thread_loop(void* closure, thread_ctx& ctx) {
+  Closure& run = *static_cast<Closure*>(closure);
+  while (ctx.begin_next_thread()) {
+    run(ctx);
+    ctx.end_thread();
+  }
+}
+}  // namespace detail
+
+class executor {
+ public:
+  explicit executor(executor_options options = {});
+  ~executor();
+  executor(const executor&) = delete;
+  executor& operator=(const executor&) = delete;
+
+  // Runs kernel(t, args...) for every thread of the grid and returns when all
+  // have finished. Arguments are copied once and passed to every thread as
+  // const lvalues, as CUDA copies kernel parameters.
+  template <class Kernel, class... Args>
+  void launch(const launch_config& cfg, Kernel&& kernel, Args&&... args) {
+    auto closure = [k = std::forward<Kernel>(kernel),
+                    a = std::make_tuple(std::forward<Args>(args)...)](thread_ctx& t) {
+      std::apply([&](const auto&... v) { k(t, v...); }, a);
+    };
+    run(cfg, &detail::thread_loop<decltype(closure)>, &closure);
+  }
+
+  const executor_options& options() const;
+  unsigned workers() const { return options().workers; }
+
+ private:
+  void run(const launch_config& cfg, detail::thread_loop_fn loop, void* closure);
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+// The process-wide executor used by gpmx::cpu::launch, built from the
+// environment on first use.
+executor& default_executor();
+
+template <class Kernel, class... Args>
+void launch(const launch_config& cfg, Kernel&& kernel, Args&&... args) {
+  default_executor().launch(cfg, std::forward<Kernel>(kernel), std::forward<Args>(args)...);
+}
+
+}  // namespace gpmx::cpu

@@ -1,0 +1,264 @@
+#pragma once
+// The thread context a kernel receives on the cpu executor. Kernels take it
+// as `auto& t`, so the same source compiles against gpmx::cuda::thread_ctx.
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "gpmx/exec/cpu/block_state.hpp"
+#include "gpmx/exec/dim3.hpp"
+#include "gpmx/exec/memory_scope.hpp"
+#include "gpmx/exec/portability.hpp"
+
+namespace gpmx::cpu {
+
+inline constexpr std::uint32_t full_mask = 0xffffffffu;
+inline constexpr std::uint32_t warp_size = 32;
+
+namespace detail {
+constexpr std::memory_order to_std(memory_order o) {
+  switch (o) {
+    case memory_order::relaxed: return std::memory_order_relaxed;
+    case memory_order::acquire: return std::memory_order_acquire;
+    case memory_order::release: return std::memory_order_release;
+    case memory_order::acq_rel: return std::memory_order_acq_rel;
+    case memory_order::seq_cst: break;
+  }
+  return std::memory_order_seq_cst;
+}
+// The load half of an order (acq_rel loads acquire, release loads relaxed).
+constexpr std::memory_order load_part(memory_order o) {
+  if (o == memory_order::release) return std::memory_order_relaxed;
+  if (o == memory_order::acq_rel) return std::memory_order_acquire;
+  return to_std(o);
+}
+template <class T>
+inline constexpr bool warp_value_ok =
+    std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(std::uint64_t);
+}  // namespace detail
+
+class thread_ctx {
+ public:
+  thread_ctx(detail::block_state& b, detail::fiber_record& f) : b_(&b), fiber_(&f) {}
+  thread_ctx(const thread_ctx&) = delete;
+  thread_ctx& operator=(const thread_ctx&) = delete;
+
+  // --- indices and extents ---
+  dim3 thread_idx() const { return tidx_; }
+  dim3 block_idx() const { return b_->block_idx; }
+  dim3 block_dim() const { return b_->block_dim; }
+  dim3 grid_dim() const { return b_->grid_dim; }
+  std::uint32_t thread_rank() const { return rank_; }  // linear id in the block
+  std::uint64_t block_rank() const { return b_->block_linear; }
+  std::uint64_t global_id() const { return b_->block_linear * b_->nthreads + rank_; }
+  std::uint64_t global_count() const { return grid_dim().count() * b_->nthreads; }
+  std::uint32_t warp_id() const { return rank_ / warp_size; }
+  std::uint32_t lane_id() const { return rank_ % warp_size; }
+
+  // --- shared memory ---
+  template <class T>
+  T* dynamic_shared() const { return reinterpret_cast<T*>(b_->dynamic_shared); }
+  // Use through GPMX_SHARED(t, T, name, N).
+  template <class T, std::size_t N>
+  T* static_shared() {
+    static_assert(std::is_trivially_destructible_v<T>, "shared memory holds trivial types");
+    return reinterpret_cast<T*>(b_->static_shared_at(static_cursor_++, sizeof(T) * N, alignof(T)));
+  }
+
+  // --- block barrier (CUDA __syncthreads and its reductions) ---
+  void syncthreads() { barrier(0); }
+  int syncthreads_count(int pred) { return int(barrier(pred != 0).count); }
+  int syncthreads_and(int pred) {
+    const auto r = barrier(pred != 0);
+    return r.count == r.participants ? 1 : 0;
+  }
+  int syncthreads_or(int pred) { return barrier(pred != 0).count != 0 ? 1 : 0; }
+
+  // --- warp operations; the caller must be in mask, as in CUDA ---
+  void syncwarp(std::uint32_t mask = full_mask) { warp(detail::warp_op::syncwarp, mask, 0, 0, 32); }
+  std::uint32_t ballot(std::uint32_t mask, int pred) {
+    return std::uint32_t(warp(detail::warp_op::ballot, mask, pred != 0, 0, 32));
+  }
+  bool any(std::uint32_t mask, int pred) { return warp(detail::warp_op::any, mask, pred != 0, 0, 32) != 0; }
+  bool all(std::uint32_t mask, int pred) { return warp(detail::warp_op::all, mask, pred != 0, 0, 32) != 0; }
+  template <class T>
+  std::uint32_t match_any(std::uint32_t mask, T value) {
+    return std::uint32_t(warp(detail::warp_op::match_any, mask, bits_of(value), 0, 32));
+  }
+  template <class T>
+  T shfl(std::uint32_t mask, T v, int src_lane, int width = 32) {
+    return from_bits<T>(warp(detail::warp_op::shfl, mask, bits_of(v), src_lane, width));
+  }
+  template <class T>
+  T shfl_up(std::uint32_t mask, T v, unsigned delta, int width = 32) {
+    return from_bits<T>(warp(detail::warp_op::shfl_up, mask, bits_of(v), int(delta), width));
+  }
+  template <class T>
+  T shfl_down(std::uint32_t mask, T v, unsigned delta, int width = 32) {
+    return from_bits<T>(warp(detail::warp_op::shfl_down, mask, bits_of(v), int(delta), width));
+  }
+  template <class T>
+  T shfl_xor(std::uint32_t mask, T v, int lane_mask, int width = 32) {
+    return from_bits<T>(warp(detail::warp_op::shfl_xor, mask, bits_of(v), lane_mask, width));
+  }
+  // Lanes of this warp that have not exited, once every lane has exited or
+  // reached a point where it waits (the cpu executor does not model
+  // divergence; see docs/programming-model.md).
+  std::uint32_t activemask();
+
+  // --- spinning on memory written by other threads ---
+  // Waits until pred() holds; between checks the thread yields its fiber so
+  // the writers (in this block or another) can run.
+  template <class Pred>
+  void spin_wait(Pred&& pred) {
+    for (std::uint32_t attempt = 0;; ++attempt) {
+      in_spin_ = true;  // atomics inside the condition are not scheduling points
+      const bool ready = pred();
+      in_spin_ = false;
+      if (ready) return;
+      spin_yield(attempt);
+    }
+  }
+
+  // --- atomics on device memory (scope is honoured at system strength) ---
+  template <class T>
+  T atomic_load(const T* p, memory_order o = memory_order::seq_cst, scope = scope::device) {
+    sync_point();
+    return std::atomic_ref<T>(*const_cast<T*>(p)).load(detail::load_part(o));
+  }
+  template <class T>
+  void atomic_store(T* p, T v, memory_order o = memory_order::seq_cst, scope = scope::device) {
+    sync_point();
+    std::atomic_ref<T>(*p).store(v, o == memory_order::acquire || o == memory_order::acq_rel
+                                        ? std::memory_order_seq_cst : detail::to_std(o));
+  }
+  template <class T>
+  T atomic_add(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
+    sync_point();
+    return std::atomic_ref<T>(*p).fetch_add(v, detail::to_std(o));
+  }
+  template <class T>
+  T atomic_sub(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
+    sync_point();
+    return std::atomic_ref<T>(*p).fetch_sub(v, detail::to_std(o));
+  }
+  template <class T>
+  T atomic_exch(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
+    sync_point();
+    return std::atomic_ref<T>(*p).exchange(v, detail::to_std(o));
+  }
+  // Returns the old value, as CUDA's atomicCAS.
+  template <class T>
+  T atomic_cas(T* p, T expected, T desired, memory_order o = memory_order::relaxed,
+               scope = scope::device) {
+    sync_point();
+    std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired, detail::to_std(o),
+                                                   detail::load_part(o));
+    return expected;
+  }
+  template <class T>
+  T atomic_min(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
+    return update(p, o, [v](T old) { return v < old ? v : old; });
+  }
+  template <class T>
+  T atomic_max(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
+    return update(p, o, [v](T old) { return old < v ? v : old; });
+  }
+  template <class T>
+  T atomic_and(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
+    sync_point();
+    return std::atomic_ref<T>(*p).fetch_and(v, detail::to_std(o));
+  }
+  template <class T>
+  T atomic_or(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
+    sync_point();
+    return std::atomic_ref<T>(*p).fetch_or(v, detail::to_std(o));
+  }
+  template <class T>
+  T atomic_xor(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
+    sync_point();
+    return std::atomic_ref<T>(*p).fetch_xor(v, detail::to_std(o));
+  }
+  // CUDA atomicInc: old >= limit ? 0 : old + 1.
+  template <class T>
+  T atomic_inc(T* p, T limit, memory_order o = memory_order::relaxed, scope = scope::device) {
+    static_assert(std::is_unsigned_v<T>, "atomic_inc takes an unsigned type, as CUDA's atomicInc");
+    return update(p, o, [limit](T old) { return old >= limit ? T(0) : T(old + 1); });
+  }
+  // CUDA atomicDec: (old == 0 || old > limit) ? limit : old - 1.
+  template <class T>
+  T atomic_dec(T* p, T limit, memory_order o = memory_order::relaxed, scope = scope::device) {
+    static_assert(std::is_unsigned_v<T>, "atomic_dec takes an unsigned type, as CUDA's atomicDec");
+    return update(p, o, [limit](T old) { return (old == 0 || old > limit) ? limit : T(old - 1); });
+  }
+
+  // A block's threads share one OS thread, so a block-scope fence only has to
+  // stop the compiler; wider scopes are full fences.
+  void fence(scope s) {
+    if (s == scope::block) std::atomic_signal_fence(std::memory_order_seq_cst);
+    else std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+
+  // --- used by the executor's thread loop; not for kernels ---
+  bool begin_next_thread() {
+    detail::block_state& b = *b_;
+    if (b.next_unstarted >= b.nthreads) return false;
+    const std::uint32_t i = b.next_unstarted++;
+    rank_ = b.start_order ? b.start_order[i] : i;
+    if (b.block_dim.y == 1 && b.block_dim.z == 1) tidx_ = dim3(rank_);
+    else tidx_ = delinearize(rank_, b.block_dim);
+    static_cursor_ = 0;
+    return true;
+  }
+  void end_thread() {
+    detail::block_state& b = *b_;
+    --b.live;
+    b.warp_live[rank_ / warp_size] &= ~(1u << (rank_ % warp_size));
+    if (b.suspended != 0) b.thread_exit_slow(*this);
+  }
+  detail::fiber_record& fiber() const { return *fiber_; }
+  detail::block_state& block() const { return *b_; }
+
+ private:
+  template <class T>
+  static std::uint64_t bits_of(const T& v) {
+    static_assert(detail::warp_value_ok<T>, "warp operations move values of at most 8 bytes");
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    return bits;
+  }
+  template <class T>
+  static T from_bits(std::uint64_t bits) {
+    T v;
+    std::memcpy(&v, &bits, sizeof(T));
+    return v;
+  }
+  template <class T, class F>
+  T update(T* p, memory_order o, F next) {
+    sync_point();
+    std::atomic_ref<T> a(*p);
+    T old = a.load(std::memory_order_relaxed);
+    while (!a.compare_exchange_weak(old, next(old), detail::to_std(o), std::memory_order_relaxed)) {
+    }
+    return old;
+  }
+  void sync_point() {
+    if (b_->deterministic) deterministic_yield();
+  }
+
+  detail::barrier_result barrier(std::uint32_t pred);
+  std::uint64_t warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg, int width);
+  void spin_yield(std::uint32_t attempt);
+  void deterministic_yield();
+
+  detail::block_state* b_;
+  detail::fiber_record* fiber_;
+  dim3 tidx_;
+  std::uint32_t rank_ = 0;
+  std::uint32_t static_cursor_ = 0;
+  bool in_spin_ = false;
+};
+
+}  // namespace gpmx::cpu

@@ -1,0 +1,56 @@
+#pragma once
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+#include "gpmx/exec/dim3.hpp"
+
+namespace gpmx {
+
+// Base of every error gpmx reports; what() names the value or place at fault.
+class error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A launch configuration CUDA would reject (block too large, grid too large...).
+class config_error : public error {
+ public:
+  using error::error;
+};
+
+// Every live thread of a block waits and none can proceed.
+class deadlock_error : public error {
+ public:
+  using error::error;
+};
+
+// Kernel threads misused a primitive (a warp op whose mask omits the caller,
+// lanes that disagree on the operation, a lane exiting while others wait on it).
+class kernel_usage_error : public error {
+ public:
+  using error::error;
+};
+
+// An exception escaped a kernel thread; block() and thread() say which one,
+// cause() holds the original exception.
+class kernel_error : public error {
+ public:
+  kernel_error(const std::string& what, dim3 block, dim3 thread, std::exception_ptr cause)
+      : error(what), block_(block), thread_(thread), cause_(std::move(cause)) {}
+  dim3 block() const { return block_; }
+  dim3 thread() const { return thread_; }
+  std::exception_ptr cause() const { return cause_; }
+
+ private:
+  dim3 block_, thread_;
+  std::exception_ptr cause_;
+};
+
+// A CUDA runtime call failed; the message names the call and CUDA's error.
+class cuda_error : public error {
+ public:
+  using error::error;
+};
+
+}  // namespace gpmx

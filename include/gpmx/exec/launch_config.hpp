@@ -1,0 +1,29 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "gpmx/exec/dim3.hpp"
+
+namespace gpmx {
+
+// What a device accepts; the defaults are CUDA's limits for sm_80/sm_90.
+struct device_limits {
+  std::uint32_t max_threads_per_block = 1024;
+  dim3 max_block{1024, 1024, 64};
+  dim3 max_grid{2147483647u, 65535u, 65535u};
+  std::size_t static_shared_bytes = 48 * 1024;        // per block, __shared__ arrays
+  std::size_t max_dynamic_shared_bytes = 227 * 1024;  // per block, with opt-in
+};
+
+struct launch_config {
+  dim3 grid;
+  dim3 block;
+  std::size_t dynamic_shared_bytes = 0;
+  std::string name = "kernel";  // used in every error about this launch
+};
+
+// Throws config_error naming the first value CUDA would reject.
+void validate(const launch_config& cfg, const device_limits& limits = {});
+
+}  // namespace gpmx

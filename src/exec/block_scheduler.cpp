@@ -1,0 +1,408 @@
+#include "block_scheduler.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <fmt/format.h>
+#include <new>
+
+#include "gpmx/exec/errors.hpp"
+
+namespace gpmx::cpu::detail {
+namespace {
+
+std::string coords(dim3 d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
+
+const char* describe(wait_kind k) {
+  switch (k) {
+    case wait_kind::none: return "nothing";
+    case wait_kind::barrier: return "the block barrier (syncthreads)";
+    case wait_kind::warp_collective: return "a warp collective";
+    case wait_kind::activemask: return "activemask";
+    case wait_kind::spin: return "spin_wait (its condition stays false)";
+    case wait_kind::yield: return "a scheduling point";
+  }
+  return "?";
+}
+
+constexpr std::size_t arena_align = 64;
+
+}  // namespace
+
+block_scheduler::block_scheduler(stack_pool& stacks, scheduler_stack& sched)
+    : stacks_(stacks), sched_(sched) {}
+
+block_scheduler::~block_scheduler() {
+  if (live_fibers_ != 0) cancel();
+}
+
+void block_scheduler::start(launch_state& L, std::uint64_t linear, rng* det) {
+  L_ = &L;
+  det_ = det;
+  const launch_config& cfg = *L.cfg;
+  state_.grid_dim = cfg.grid;
+  state_.block_dim = cfg.block;
+  state_.block_linear = linear;
+  state_.block_idx = delinearize(linear, cfg.grid);
+  state_.nthreads = std::uint32_t(cfg.block.count());
+  state_.next_unstarted = 0;
+  state_.live = state_.nthreads;
+  state_.suspended = 0;
+  state_.deterministic = det != nullptr;
+  state_.scheduler = this;
+
+  const std::uint32_t nwarps = (state_.nthreads + warp_size - 1) / warp_size;
+  state_.warp_live.assign(nwarps, full_mask);
+  if (state_.nthreads % warp_size)
+    state_.warp_live.back() = (1u << (state_.nthreads % warp_size)) - 1u;
+  warps_.resize(nwarps);
+  for (auto& w : warps_) w = warp_slot{};
+
+  // One arena per block: static __shared__ arrays first, then dynamic.
+  const std::size_t static_bytes = L.options->limits.static_shared_bytes;
+  const std::size_t need = static_bytes + cfg.dynamic_shared_bytes;
+  if (need > arena_bytes_) {
+    arena_.reset(new (std::align_val_t(arena_align)) std::byte[need]);
+    arena_bytes_ = need;
+  }
+  state_.static_shared = arena_.get();
+  state_.static_shared_capacity = static_bytes;
+  state_.static_shared_used = 0;
+  state_.static_slots.clear();
+  state_.dynamic_shared = arena_.get() + static_bytes;
+
+  if (det) {
+    order_.resize(state_.nthreads);
+    for (std::uint32_t i = 0; i < state_.nthreads; ++i) order_[i] = i;
+    det->shuffle(order_.begin(), order_.end());
+    state_.start_order = order_.data();
+  } else {
+    state_.start_order = nullptr;
+  }
+  runnable_.clear();
+  runnable_head_ = 0;
+  spinning_.clear();
+  barrier_waiters_.clear();
+  barrier_arrived_ = barrier_true_ = 0;
+  fibers_.clear();
+  live_fibers_ = 0;
+  events_ = 0;
+}
+
+fiber_record* block_scheduler::new_carrier() {
+  fiber_record* rec;
+  if (!free_records_.empty()) {
+    rec = free_records_.back();
+    free_records_.pop_back();
+  } else {
+    records_.push_back(std::make_unique<fiber_record>());
+    rec = records_.back().get();
+  }
+  create_fiber(*rec, stacks_, sched_, [this](fiber_record& r) { fiber_body(r); });
+  fibers_.push_back(rec);
+  ++live_fibers_;
+  return rec;
+}
+
+void block_scheduler::fiber_body(fiber_record& rec) {
+  thread_ctx t(state_, rec);
+  rec.thread = &t;
+  try {
+    L_->loop(L_->closure, t);
+  } catch (const fiber_cancelled&) {
+    rec.thread = nullptr;
+    throw;
+  } catch (...) {
+    std::string what = "unknown exception";
+    try {
+      throw;
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    L_->fail(std::make_exception_ptr(kernel_error(
+        fmt::format("kernel '{}': block {} thread {}: {}", L_->cfg->name,
+                    coords(state_.block_idx), coords(t.thread_idx()), what),
+        state_.block_idx, t.thread_idx(), std::current_exception())));
+  }
+  rec.thread = nullptr;
+}
+
+void block_scheduler::run_fiber(fiber_record* rec) {
+  if (rec->wait != wait_kind::none) {
+    const std::uint32_t lane = rec->thread->lane_id();
+    warps_[rec->thread->warp_id()].parked &= ~(1u << lane);
+    --state_.suspended;
+    rec->wait = wait_kind::none;
+  }
+  resume_fiber(*rec, sched_);
+  if (rec->done) {
+    retire_fiber(*rec);
+    fibers_.erase(std::find(fibers_.begin(), fibers_.end(), rec));
+    free_records_.push_back(rec);
+    --live_fibers_;
+    ++events_;
+  }
+}
+
+void block_scheduler::suspend(thread_ctx& t, wait_kind why) {
+  fiber_record& rec = t.fiber();
+  rec.wait = why;
+  ++state_.suspended;
+  const std::uint32_t w = t.warp_id();
+  warps_[w].parked |= 1u << t.lane_id();
+  if (why == wait_kind::spin) spinning_.push_back(&rec);
+  else if (why == wait_kind::yield) runnable_.push_back(&rec);
+  if (why != wait_kind::spin) ++events_;
+  if (warps_[w].activemask_waiting) check_activemask(w);
+  suspend_fiber(rec, sched_);
+}
+
+void block_scheduler::wake(fiber_record* rec) { runnable_.push_back(rec); }
+
+// --- block barrier ---
+
+barrier_result block_scheduler::arrive_barrier(thread_ctx& t, std::uint32_t pred) {
+  ++barrier_arrived_;
+  barrier_true_ += pred;
+  if (barrier_arrived_ == state_.live) {
+    const barrier_result r{barrier_true_, barrier_arrived_};
+    complete_barrier();
+    ++events_;
+    return r;
+  }
+  barrier_waiters_.push_back(&t.fiber());
+  suspend(t, wait_kind::barrier);
+  return t.fiber().barrier;
+}
+
+void block_scheduler::complete_barrier() {
+  const barrier_result r{barrier_true_, barrier_arrived_};
+  for (fiber_record* rec : barrier_waiters_) {
+    rec->barrier = r;
+    wake(rec);
+  }
+  barrier_waiters_.clear();
+  barrier_arrived_ = barrier_true_ = 0;
+}
+
+// --- warp collectives ---
+
+std::uint64_t block_scheduler::warp_collective(thread_ctx& t, warp_op op, std::uint32_t mask,
+                                               std::uint64_t value, int arg, int width) {
+  const std::uint32_t w = t.warp_id(), lane = t.lane_id(), bit = 1u << lane;
+  if (!(mask & bit))
+    throw kernel_usage_error(fmt::format("{} with mask {:#010x} called by lane {}, which is not in the mask",
+                                         to_string(op), mask, lane));
+  if (width < 1 || width > 32 || !std::has_single_bit(unsigned(width)))
+    throw kernel_usage_error(fmt::format("{}: width {} is not a power of two in [1, 32]",
+                                         to_string(op), width));
+  if (const std::uint32_t gone = mask & ~state_.warp_live[w] & ~bit)
+    throw kernel_usage_error(fmt::format(
+        "{} with mask {:#010x}: lane {} of warp {} has exited or does not exist; "
+        "a warp operation's mask may name only live lanes",
+        to_string(op), mask, std::countr_zero(gone), w));
+
+  auto& pending = warps_[w].pending;
+  auto it = std::find_if(pending.begin(), pending.end(),
+                         [&](const pending_collective& p) { return p.arrivals.mask == mask; });
+  if (it == pending.end()) {
+    pending.emplace_back();
+    it = pending.end() - 1;
+    it->arrivals.op = op;
+    it->arrivals.mask = mask;
+  } else if (it->arrivals.op != op) {
+    throw kernel_usage_error(fmt::format(
+        "warp {}: lane {} called {} with mask {:#010x} while lanes {:#010x} wait in {} with the same mask",
+        w, lane, to_string(op), mask, it->arrived, to_string(it->arrivals.op)));
+  }
+  it->arrivals.value[lane] = value;
+  it->arrivals.arg[lane] = arg;
+  it->arrivals.width[lane] = width;
+  it->arrived |= bit;
+  if (it->arrived != mask) {
+    fiber_record& rec = t.fiber();
+    rec.op = op;
+    rec.wait_mask = mask;
+    it->waiter[lane] = &rec;
+    suspend(t, wait_kind::warp_collective);
+    return rec.result;
+  }
+  // Last to arrive: hand every lane its result and go on.
+  const pending_collective done = *it;
+  pending.erase(it);
+  for (std::uint32_t l = 0; l < 32; ++l) {
+    if (!(mask >> l & 1u) || l == lane) continue;
+    done.waiter[l]->result = warp_result(done.arrivals, l);
+    wake(done.waiter[l]);
+  }
+  ++events_;
+  return warp_result(done.arrivals, lane);
+}
+
+std::uint32_t block_scheduler::activemask(thread_ctx& t) {
+  const std::uint32_t w = t.warp_id();
+  warps_[w].activemask_waiting |= 1u << t.lane_id();
+  suspend(t, wait_kind::activemask);  // check_activemask runs once every lane has parked
+  return std::uint32_t(t.fiber().result);
+}
+
+void block_scheduler::check_activemask(std::uint32_t w) {
+  warp_slot& slot = warps_[w];
+  const std::uint32_t live = state_.warp_live[w];
+  if ((live & ~slot.parked) != 0) return;  // some lane still runs or is unstarted
+  const std::uint32_t result = slot.activemask_waiting & live;
+  for (fiber_record* rec : fibers_) {
+    if (rec->wait != wait_kind::activemask || rec->thread->warp_id() != w) continue;
+    rec->result = result;
+    rec->wait = wait_kind::yield;  // keep the bookkeeping run_fiber undoes
+    wake(rec);
+  }
+  slot.activemask_waiting = 0;
+}
+
+// --- spinning and scheduling points ---
+
+void block_scheduler::spin_yield(thread_ctx& t, std::uint32_t attempt) {
+  t.fiber().spin_attempt = attempt;
+  suspend(t, wait_kind::spin);
+}
+
+void block_scheduler::maybe_yield(thread_ctx& t) {
+  if (det_->below(2) == 0) suspend(t, wait_kind::yield);
+}
+
+void block_scheduler::thread_exited(thread_ctx& t) {
+  ++events_;
+  const std::uint32_t w = t.warp_id(), bit = 1u << t.lane_id();
+  for (const pending_collective& p : warps_[w].pending)
+    if (p.arrivals.mask & bit)
+      throw kernel_usage_error(fmt::format(
+          "lane {} of warp {} exited while lanes {:#010x} wait for it in {} with mask {:#010x}",
+          t.lane_id(), w, p.arrived, to_string(p.arrivals.op), p.arrivals.mask));
+  if (barrier_arrived_ != 0 && barrier_arrived_ == state_.live) complete_barrier();
+  if (warps_[w].activemask_waiting) check_activemask(w);
+}
+
+// --- running the block ---
+
+block_scheduler::outcome block_scheduler::run() {
+  return det_ ? run_deterministic() : run_parallel();
+}
+
+block_scheduler::outcome block_scheduler::run_parallel() {
+  const std::uint64_t before = events_;
+  for (;;) {
+    if (L_->abort.load(std::memory_order_relaxed)) return outcome::stalled;
+    if (runnable_head_ < runnable_.size()) {
+      run_fiber(runnable_[runnable_head_++]);
+      if (runnable_head_ == runnable_.size()) {
+        runnable_.clear();
+        runnable_head_ = 0;
+      }
+    } else if (state_.next_unstarted < state_.nthreads) {
+      run_fiber(new_carrier());
+    } else {
+      break;
+    }
+  }
+  if (idle()) return outcome::finished;
+  if (spinning_.empty()) throw_deadlock();
+  poll_spinners();
+  if (idle()) return outcome::finished;
+  return events_ != before ? outcome::progressed : outcome::stalled;
+}
+
+block_scheduler::outcome block_scheduler::poll_spinners() {
+  const std::uint64_t before = events_;
+  std::vector<fiber_record*> round;
+  round.swap(spinning_);
+  if (det_) det_->shuffle(round.begin(), round.end());
+  for (fiber_record* rec : round) {
+    if (L_->abort.load(std::memory_order_relaxed)) {
+      spinning_.push_back(rec);  // keep it findable for cancel()
+      continue;
+    }
+    run_fiber(rec);
+  }
+  return events_ != before ? outcome::progressed : outcome::stalled;
+}
+
+block_scheduler::outcome block_scheduler::run_deterministic() {
+  // Remove drained entries so indices below address live runnable fibers.
+  runnable_.erase(runnable_.begin(), runnable_.begin() + std::ptrdiff_t(runnable_head_));
+  runnable_head_ = 0;
+  const auto ready = std::uint32_t(runnable_.size());
+  const std::uint32_t choices = ready + (state_.next_unstarted < state_.nthreads ? 1u : 0u);
+  if (choices != 0) {
+    const std::uint32_t pick = det_->below(choices);
+    if (pick < ready) {
+      fiber_record* rec = runnable_[pick];
+      runnable_.erase(runnable_.begin() + pick);
+      run_fiber(rec);
+    } else {
+      run_fiber(new_carrier());
+    }
+    return idle() ? outcome::finished : outcome::progressed;
+  }
+  if (idle()) return outcome::finished;
+  if (spinning_.empty()) throw_deadlock();
+  const outcome o = poll_spinners();
+  return idle() ? outcome::finished : o;
+}
+
+void block_scheduler::cancel() {
+  // Copy: cancelling a fiber finishes it, which edits fibers_.
+  const std::vector<fiber_record*> victims = fibers_;
+  for (fiber_record* rec : victims) {
+    if (rec->done) continue;
+    cancel_fiber(*rec, sched_);
+    if (rec->done) {
+      retire_fiber(*rec);
+      free_records_.push_back(rec);
+    }
+  }
+  fibers_.clear();
+  live_fibers_ = 0;
+  runnable_.clear();
+  runnable_head_ = 0;
+  spinning_.clear();
+  barrier_waiters_.clear();
+}
+
+std::string block_scheduler::who(const thread_ctx& t) const {
+  return fmt::format("thread {} (warp {} lane {})", coords(t.thread_idx()), t.warp_id(), t.lane_id());
+}
+
+std::string block_scheduler::describe_waits() const {
+  std::string out;
+  for (const fiber_record* rec : fibers_) {
+    if (!rec->thread || rec->wait == wait_kind::none) continue;
+    const thread_ctx& t = *rec->thread;
+    out += "\n  " + who(t) + " waits in ";
+    switch (rec->wait) {
+      case wait_kind::barrier:
+        out += fmt::format("{}: {} of {} live threads arrived", describe(rec->wait),
+                           barrier_arrived_, state_.live);
+        break;
+      case wait_kind::warp_collective: {
+        std::uint32_t arrived = 0;
+        for (const auto& p : warps_[t.warp_id()].pending)
+          if (p.arrivals.mask == rec->wait_mask) arrived = p.arrived;
+        out += fmt::format("{} with mask {:#010x}: lanes {:#010x} arrived, lanes {:#010x} missing",
+                           to_string(rec->op), rec->wait_mask, arrived, rec->wait_mask & ~arrived);
+        break;
+      }
+      default:
+        out += describe(rec->wait);
+    }
+  }
+  return out;
+}
+
+void block_scheduler::throw_deadlock() const {
+  throw deadlock_error(fmt::format("kernel '{}': deadlock in block {}: every live thread waits "
+                                   "and none can proceed:{}",
+                                   L_->cfg->name, coords(state_.block_idx), describe_waits()));
+}
+
+}  // namespace gpmx::cpu::detail

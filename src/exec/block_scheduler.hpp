@@ -1,0 +1,100 @@
+#pragma once
+// Runs one resident block: starts its threads lazily on carrier fibers,
+// suspends the ones that wait (barrier, warp rendezvous, spin-wait), wakes
+// them when they can go on, and reports a deadlock when none can.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fiber.hpp"
+#include "gpmx/exec/cpu/thread_ctx.hpp"
+#include "launch_state.hpp"
+#include "rng.hpp"
+#include "warp_semantics.hpp"
+
+namespace gpmx::cpu::detail {
+
+class block_scheduler {
+ public:
+  block_scheduler(stack_pool& stacks, scheduler_stack& sched);
+  ~block_scheduler();
+  block_scheduler(const block_scheduler&) = delete;
+  block_scheduler& operator=(const block_scheduler&) = delete;
+
+  // Takes block `linear` of launch L; det is the deterministic schedule's
+  // generator, or null for the parallel schedule.
+  void start(launch_state& L, std::uint64_t linear, rng* det);
+
+  enum class outcome { finished, progressed, stalled };
+  // Parallel: runs every thread that can run, then polls spinners once.
+  // Deterministic: makes one seeded choice (or one polling round).
+  // Throws deadlock_error when no thread of the block can ever go on.
+  outcome run();
+  // Unwinds every suspended thread (the launch failed elsewhere).
+  void cancel();
+  // One line per waiting thread: who it is and what it waits on.
+  std::string describe_waits() const;
+  std::uint64_t block_linear() const { return state_.block_linear; }
+
+  // Called by thread_ctx on behalf of the running thread.
+  barrier_result arrive_barrier(thread_ctx& t, std::uint32_t pred);
+  std::uint64_t warp_collective(thread_ctx& t, warp_op op, std::uint32_t mask, std::uint64_t value,
+                                int arg, int width);
+  std::uint32_t activemask(thread_ctx& t);
+  void spin_yield(thread_ctx& t, std::uint32_t attempt);
+  void maybe_yield(thread_ctx& t);
+  void thread_exited(thread_ctx& t);
+
+ private:
+  struct pending_collective {
+    warp_arrivals arrivals;
+    std::uint32_t arrived = 0;
+    std::array<fiber_record*, 32> waiter{};
+  };
+  struct warp_slot {
+    std::vector<pending_collective> pending;
+    std::uint32_t parked = 0;              // lanes suspended, for any reason
+    std::uint32_t activemask_waiting = 0;  // lanes suspended in activemask()
+  };
+
+  fiber_record* new_carrier();
+  void run_fiber(fiber_record* rec);
+  void fiber_body(fiber_record& rec);
+  void suspend(thread_ctx& t, wait_kind why);
+  void wake(fiber_record* rec);
+  void complete_barrier();
+  void check_activemask(std::uint32_t warp);
+  bool idle() const { return state_.next_unstarted >= state_.nthreads && live_fibers_ == 0; }
+  outcome run_parallel();
+  outcome run_deterministic();
+  outcome poll_spinners();
+  [[noreturn]] void throw_deadlock() const;
+  std::string who(const thread_ctx& t) const;
+
+  stack_pool& stacks_;
+  scheduler_stack& sched_;
+  launch_state* L_ = nullptr;
+  rng* det_ = nullptr;
+  block_state state_;
+
+  std::vector<std::unique_ptr<fiber_record>> records_;
+  std::vector<fiber_record*> free_records_;
+  std::vector<fiber_record*> fibers_;  // created and not finished
+  std::uint32_t live_fibers_ = 0;
+  std::vector<fiber_record*> runnable_;
+  std::size_t runnable_head_ = 0;
+  std::vector<fiber_record*> spinning_;
+
+  std::vector<fiber_record*> barrier_waiters_;
+  std::uint32_t barrier_arrived_ = 0;
+  std::uint32_t barrier_true_ = 0;
+  std::vector<warp_slot> warps_;
+
+  std::uint64_t events_ = 0;  // exits and arrivals: what counts as progress
+  std::vector<std::uint32_t> order_;
+  std::unique_ptr<std::byte[]> arena_;
+  std::size_t arena_bytes_ = 0;
+};
+
+}  // namespace gpmx::cpu::detail

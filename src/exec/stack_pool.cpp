@@ -1,0 +1,48 @@
+#include "stack_pool.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "gpmx/exec/errors.hpp"
+
+namespace gpmx::cpu::detail {
+
+stack_pool::stack_pool(std::size_t stack_bytes) : page_(std::size_t(::sysconf(_SC_PAGESIZE))) {
+  usable_ = (stack_bytes + page_ - 1) / page_ * page_;
+}
+
+stack_pool::~stack_pool() {
+  for (void* base : free_) ::munmap(base, usable_ + page_);
+}
+
+boost::context::stack_context stack_pool::take() {
+  void* base;
+  if (!free_.empty()) {
+    base = free_.back();
+    free_.pop_back();
+  } else {
+    base = ::mmap(nullptr, usable_ + page_, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED)
+      throw error(fmt::format("cannot map a fiber stack of {} bytes: {} ({} stacks in use)",
+                              usable_, std::strerror(errno), outstanding_));
+    ::mprotect(base, page_, PROT_NONE);  // overflow faults instead of corrupting
+  }
+  ++outstanding_;
+  boost::context::stack_context sc;
+  sc.size = usable_;
+  sc.sp = static_cast<char*>(base) + page_ + usable_;  // stacks grow down
+  last_ = sc;
+  return sc;
+}
+
+void stack_pool::give_back(boost::context::stack_context& sc) {
+  free_.push_back(static_cast<char*>(sc.sp) - usable_ - page_);
+  --outstanding_;
+}
+
+}  // namespace gpmx::cpu::detail

@@ -1,0 +1,39 @@
+#pragma once
+// Fiber stacks for one worker: mmap'd with a guard page below, reused across
+// blocks and launches so a kernel's fibers cost no system call once warm.
+#include <boost/context/stack_context.hpp>
+#include <cstddef>
+#include <vector>
+
+namespace gpmx::cpu::detail {
+
+class stack_pool {
+ public:
+  explicit stack_pool(std::size_t stack_bytes);
+  ~stack_pool();
+  stack_pool(const stack_pool&) = delete;
+  stack_pool& operator=(const stack_pool&) = delete;
+
+  boost::context::stack_context take();
+  void give_back(boost::context::stack_context& sc);
+  std::size_t stack_bytes() const { return usable_; }
+  std::size_t cached() const { return free_.size(); }
+  // The stack handed out last (the sanitizers need its bounds).
+  const boost::context::stack_context& last_taken() const { return last_; }
+
+ private:
+  std::size_t usable_;  // bytes a fiber may use
+  std::size_t page_;
+  std::vector<void*> free_;  // base addresses (guard page first)
+  std::size_t outstanding_ = 0;
+  boost::context::stack_context last_{};
+};
+
+// Boost.Context StackAllocator over a stack_pool.
+struct pooled_stack_allocator {
+  stack_pool* pool;
+  boost::context::stack_context allocate() { return pool->take(); }
+  void deallocate(boost::context::stack_context& sc) noexcept { pool->give_back(sc); }
+};
+
+}  // namespace gpmx::cpu::detail

@@ -1,0 +1,103 @@
+#include "worker.hpp"
+
+#include <chrono>
+#include <fmt/format.h>
+#include <thread>
+
+#include "gpmx/exec/errors.hpp"
+
+namespace gpmx::cpu::detail {
+
+block_scheduler* worker::acquire() {
+  if (!spare_.empty()) {
+    block_scheduler* s = spare_.back();
+    spare_.pop_back();
+    return s;
+  }
+  all_.push_back(std::make_unique<block_scheduler>(stacks_, sched_));
+  return all_.back().get();
+}
+
+void worker::release(block_scheduler* s) { spare_.push_back(s); }
+
+void worker::throw_spin_deadlock(const launch_state& L, const char* why) const {
+  std::string waits;
+  for (const block_scheduler* s : resident_) {
+    const dim3 b = delinearize(s->block_linear(), L.cfg->grid);
+    waits += fmt::format("\n block ({},{},{}):{}", b.x, b.y, b.z, s->describe_waits());
+  }
+  throw deadlock_error(fmt::format("kernel '{}': {} ({} resident blocks, at most {}; {} blocks not started):{}",
+                                   L.cfg->name, why, resident_.size(),
+                                   L.options->max_resident_blocks,
+                                   L.nblocks - std::min(L.nblocks, L.next_block.load()), waits));
+}
+
+void worker::run(launch_state& L) {
+  const executor_options& opt = *L.options;
+  const bool det = opt.policy == schedule::deterministic;
+  rng choices(L.seed);
+  bool all_stalled = false;
+  unsigned backoff = 0;
+  std::uint64_t seen_progress = L.progress.load(std::memory_order_relaxed);
+  auto stalled_since = std::chrono::steady_clock::now();
+  try {
+    for (;;) {
+      if (L.abort.load(std::memory_order_relaxed)) break;
+      // Admit a block when idle, when every resident block only spins (its
+      // producer may not have started), or always in the deterministic
+      // schedule so that blocks interleave.
+      const bool admit = resident_.size() < opt.max_resident_blocks &&
+                         (resident_.empty() || det || all_stalled);
+      std::uint64_t linear = 0;
+      if (admit && L.take_block(linear)) {
+        block_scheduler* s = acquire();
+        s->start(L, linear, det ? &choices : nullptr);
+        resident_.push_back(s);
+      }
+      if (resident_.empty()) break;
+
+      if (det) choices.shuffle(resident_.begin(), resident_.end());
+      bool progress = false;
+      for (std::size_t i = 0; i < resident_.size() && !L.abort.load(std::memory_order_relaxed);) {
+        const auto o = resident_[i]->run();
+        if (o == block_scheduler::outcome::finished) {
+          release(resident_[i]);
+          resident_.erase(resident_.begin() + std::ptrdiff_t(i));
+          progress = true;
+          continue;
+        }
+        progress |= o == block_scheduler::outcome::progressed;
+        ++i;
+      }
+      all_stalled = !progress;
+      if (progress) {
+        L.progress.fetch_add(1, std::memory_order_relaxed);
+        backoff = 0;
+        continue;
+      }
+      if (resident_.size() < opt.max_resident_blocks && L.blocks_left()) continue;
+      if (det) throw_spin_deadlock(L, "deadlock: every resident thread spins and no other block can start");
+      // Parallel: another worker may still write what these threads wait for.
+      const auto now = std::chrono::steady_clock::now();
+      const std::uint64_t p = L.progress.load(std::memory_order_relaxed);
+      if (p != seen_progress) {
+        seen_progress = p;
+        stalled_since = now;
+      } else if (now - stalled_since > opt.spin_timeout) {
+        throw_spin_deadlock(L, fmt::format("no thread made progress for {} ms (GPMX_SPIN_TIMEOUT_MS)",
+                                           opt.spin_timeout.count()).c_str());
+      }
+      if (++backoff < 64) std::this_thread::yield();
+      else std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000u, 10u * (backoff - 63))));
+    }
+  } catch (...) {
+    L.fail(std::current_exception());
+  }
+  for (block_scheduler* s : resident_) {
+    s->cancel();
+    release(s);
+  }
+  resident_.clear();
+}
+
+}  // namespace gpmx::cpu::detail

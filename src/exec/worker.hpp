@@ -1,0 +1,29 @@
+#pragma once
+// One worker OS thread's part of a launch: it admits blocks, keeps up to
+// max_resident_blocks of them resident (like an SM), and runs them.
+#include <memory>
+#include <vector>
+
+#include "block_scheduler.hpp"
+
+namespace gpmx::cpu::detail {
+
+class worker {
+ public:
+  explicit worker(std::size_t stack_bytes) : stacks_(stack_bytes) {}
+  // Runs blocks of L until none is left or the launch fails; errors go to L.
+  void run(launch_state& L);
+
+ private:
+  block_scheduler* acquire();
+  void release(block_scheduler* s);
+  [[noreturn]] void throw_spin_deadlock(const launch_state& L, const char* why) const;
+
+  stack_pool stacks_;
+  scheduler_stack sched_;
+  std::vector<std::unique_ptr<block_scheduler>> all_;
+  std::vector<block_scheduler*> spare_;
+  std::vector<block_scheduler*> resident_;
+};
+
+}  // namespace gpmx::cpu::detail
