@@ -207,7 +207,7 @@ class thread_ctx {
     if (b.next_unstarted >= b.nthreads) return false;
     const std::uint32_t i = b.next_unstarted++;
     rank_ = b.start_order ? b.start_order[i] : i;
-    if (b.block_dim.y == 1 && b.block_dim.z == 1) tidx_ = dim3(rank_);
+    if (b.block_dim.y == 1 && b.block_dim.z == 1) tidx_ = dim3(rank_, 0, 0);
     else tidx_ = delinearize(rank_, b.block_dim);
     static_cursor_ = 0;
     return true;

@@ -1,0 +1,225 @@
+#pragma once
+// The thread context a kernel receives on CUDA: the same members as
+// gpmx::cpu::thread_ctx, each one CUDA intrinsic. Include only from .cu files.
+#include <cuda/atomic>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "gpmx/exec/dim3.hpp"
+#include "gpmx/exec/memory_scope.hpp"
+
+namespace gpmx::cuda {
+
+inline constexpr std::uint32_t full_mask = 0xffffffffu;
+inline constexpr std::uint32_t warp_size = 32;
+
+namespace detail {
+
+__device__ inline ::cuda::std::memory_order to_cuda(memory_order o) {
+  switch (o) {
+    case memory_order::relaxed: return ::cuda::std::memory_order_relaxed;
+    case memory_order::acquire: return ::cuda::std::memory_order_acquire;
+    case memory_order::release: return ::cuda::std::memory_order_release;
+    case memory_order::acq_rel: return ::cuda::std::memory_order_acq_rel;
+    case memory_order::seq_cst: break;
+  }
+  return ::cuda::std::memory_order_seq_cst;
+}
+__device__ inline ::cuda::std::memory_order load_part(memory_order o) {
+  if (o == memory_order::release) return ::cuda::std::memory_order_relaxed;
+  if (o == memory_order::acq_rel) return ::cuda::std::memory_order_acquire;
+  return to_cuda(o);
+}
+__device__ inline ::cuda::std::memory_order store_part(memory_order o) {
+  if (o == memory_order::acquire || o == memory_order::acq_rel) return ::cuda::std::memory_order_seq_cst;
+  return to_cuda(o);
+}
+
+// Calls f with a cuda::atomic_ref of the requested scope.
+template <class T, class F>
+__device__ auto scoped(T* p, scope s, F&& f) {
+  switch (s) {
+    case scope::block: return f(::cuda::atomic_ref<T, ::cuda::thread_scope_block>(*p));
+    case scope::device: break;
+    case scope::system: return f(::cuda::atomic_ref<T, ::cuda::thread_scope_system>(*p));
+  }
+  return f(::cuda::atomic_ref<T, ::cuda::thread_scope_device>(*p));
+}
+
+// Warp intrinsics take 32- or 64-bit words; smaller values ride in a word.
+template <class T>
+using word_t = std::conditional_t<(sizeof(T) > 4), unsigned long long, unsigned>;
+template <class T>
+__device__ word_t<T> to_word(const T& v) {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8,
+                "warp operations move values of at most 8 bytes");
+  word_t<T> w = 0;
+  memcpy(&w, &v, sizeof(T));
+  return w;
+}
+template <class T>
+__device__ T from_word(word_t<T> w) {
+  T v;
+  memcpy(&v, &w, sizeof(T));
+  return v;
+}
+
+}  // namespace detail
+
+class thread_ctx {
+ public:
+  // --- indices and extents ---
+  __device__ dim3 thread_idx() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+  __device__ dim3 block_idx() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  __device__ dim3 block_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
+  __device__ dim3 grid_dim() const { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+  __device__ std::uint32_t thread_rank() const {
+    return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  }
+  __device__ std::uint64_t block_rank() const { return linearize(block_idx(), grid_dim()); }
+  __device__ std::uint64_t global_id() const {
+    return block_rank() * (blockDim.x * blockDim.y * blockDim.z) + thread_rank();
+  }
+  __device__ std::uint64_t global_count() const {
+    return grid_dim().count() * (blockDim.x * blockDim.y * blockDim.z);
+  }
+  __device__ std::uint32_t warp_id() const { return thread_rank() / warp_size; }
+  __device__ std::uint32_t lane_id() const { return thread_rank() % warp_size; }
+
+  // --- shared memory (static arrays: GPMX_SHARED) ---
+  template <class T>
+  __device__ T* dynamic_shared() const {
+    extern __shared__ __align__(64) unsigned char gpmx_dynamic_shared[];
+    return reinterpret_cast<T*>(gpmx_dynamic_shared);
+  }
+
+  // --- block barrier ---
+  __device__ void syncthreads() { __syncthreads(); }
+  __device__ int syncthreads_count(int pred) { return __syncthreads_count(pred); }
+  __device__ int syncthreads_and(int pred) { return __syncthreads_and(pred); }
+  __device__ int syncthreads_or(int pred) { return __syncthreads_or(pred); }
+
+  // --- warp operations ---
+  __device__ void syncwarp(std::uint32_t mask = full_mask) { __syncwarp(mask); }
+  __device__ std::uint32_t ballot(std::uint32_t mask, int pred) { return __ballot_sync(mask, pred); }
+  __device__ bool any(std::uint32_t mask, int pred) { return __any_sync(mask, pred) != 0; }
+  __device__ bool all(std::uint32_t mask, int pred) { return __all_sync(mask, pred) != 0; }
+  template <class T>
+  __device__ std::uint32_t match_any(std::uint32_t mask, T value) {
+    return __match_any_sync(mask, detail::to_word(value));
+  }
+  template <class T>
+  __device__ T shfl(std::uint32_t mask, T v, int src_lane, int width = 32) {
+    return detail::from_word<T>(__shfl_sync(mask, detail::to_word(v), src_lane, width));
+  }
+  template <class T>
+  __device__ T shfl_up(std::uint32_t mask, T v, unsigned delta, int width = 32) {
+    return detail::from_word<T>(__shfl_up_sync(mask, detail::to_word(v), delta, width));
+  }
+  template <class T>
+  __device__ T shfl_down(std::uint32_t mask, T v, unsigned delta, int width = 32) {
+    return detail::from_word<T>(__shfl_down_sync(mask, detail::to_word(v), delta, width));
+  }
+  template <class T>
+  __device__ T shfl_xor(std::uint32_t mask, T v, int lane_mask, int width = 32) {
+    return detail::from_word<T>(__shfl_xor_sync(mask, detail::to_word(v), lane_mask, width));
+  }
+  __device__ std::uint32_t activemask() { return __activemask(); }
+
+  // --- spinning ---
+  template <class Pred>
+  __device__ void spin_wait(Pred&& pred) {
+    unsigned ns = 32;
+    while (!pred()) {
+      __nanosleep(ns);
+      if (ns < 16384) ns *= 2;
+    }
+  }
+
+  // --- atomics ---
+  template <class T>
+  __device__ T atomic_load(const T* p, memory_order o = memory_order::seq_cst, scope s = scope::device) {
+    return detail::scoped(const_cast<T*>(p), s, [&](auto a) { return a.load(detail::load_part(o)); });
+  }
+  template <class T>
+  __device__ void atomic_store(T* p, T v, memory_order o = memory_order::seq_cst, scope s = scope::device) {
+    detail::scoped(p, s, [&](auto a) {
+      a.store(v, detail::store_part(o));
+      return 0;
+    });
+  }
+  template <class T>
+  __device__ T atomic_add(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+    return detail::scoped(p, s, [&](auto a) { return a.fetch_add(v, detail::to_cuda(o)); });
+  }
+  template <class T>
+  __device__ T atomic_sub(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+    return detail::scoped(p, s, [&](auto a) { return a.fetch_sub(v, detail::to_cuda(o)); });
+  }
+  template <class T>
+  __device__ T atomic_exch(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+    return detail::scoped(p, s, [&](auto a) { return a.exchange(v, detail::to_cuda(o)); });
+  }
+  template <class T>
+  __device__ T atomic_cas(T* p, T expected, T desired, memory_order o = memory_order::relaxed,
+                          scope s = scope::device) {
+    return detail::scoped(p, s, [&](auto a) {
+      T e = expected;
+      a.compare_exchange_strong(e, desired, detail::to_cuda(o), detail::load_part(o));
+      return e;
+    });
+  }
+  template <class T>
+  __device__ T atomic_min(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+    return detail::scoped(p, s, [&](auto a) { return a.fetch_min(v, detail::to_cuda(o)); });
+  }
+  template <class T>
+  __device__ T atomic_max(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+    return detail::scoped(p, s, [&](auto a) { return a.fetch_max(v, detail::to_cuda(o)); });
+  }
+  template <class T>
+  __device__ T atomic_and(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+    return detail::scoped(p, s, [&](auto a) { return a.fetch_and(v, detail::to_cuda(o)); });
+  }
+  template <class T>
+  __device__ T atomic_or(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+    return detail::scoped(p, s, [&](auto a) { return a.fetch_or(v, detail::to_cuda(o)); });
+  }
+  template <class T>
+  __device__ T atomic_xor(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+    return detail::scoped(p, s, [&](auto a) { return a.fetch_xor(v, detail::to_cuda(o)); });
+  }
+  template <class T>
+  __device__ T atomic_inc(T* p, T limit, memory_order o = memory_order::relaxed, scope s = scope::device) {
+    static_assert(std::is_unsigned_v<T>, "atomic_inc takes an unsigned type, as CUDA's atomicInc");
+    return update(p, o, s, [limit](T old) { return old >= limit ? T(0) : T(old + 1); });
+  }
+  template <class T>
+  __device__ T atomic_dec(T* p, T limit, memory_order o = memory_order::relaxed, scope s = scope::device) {
+    static_assert(std::is_unsigned_v<T>, "atomic_dec takes an unsigned type, as CUDA's atomicDec");
+    return update(p, o, s, [limit](T old) { return (old == 0 || old > limit) ? limit : T(old - 1); });
+  }
+
+  __device__ void fence(scope s) {
+    if (s == scope::block) __threadfence_block();
+    else if (s == scope::device) __threadfence();
+    else __threadfence_system();
+  }
+
+ private:
+  template <class T, class F>
+  __device__ T update(T* p, memory_order o, scope s, F next) {
+    return detail::scoped(p, s, [&](auto a) {
+      T old = a.load(::cuda::std::memory_order_relaxed);
+      while (!a.compare_exchange_weak(old, next(old), detail::to_cuda(o),
+                                      ::cuda::std::memory_order_relaxed)) {
+      }
+      return old;
+    });
+  }
+};
+
+}  // namespace gpmx::cuda

@@ -1,0 +1,71 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/errors.hpp"
+#include "kernels/exec_kernels.hpp"
+
+namespace {
+using namespace gpmx;
+
+TEST(SpinWait, FlagChainAcrossBlocks) {
+  for (unsigned workers : {1u, 2u}) {
+    cpu::executor ex({.workers = workers});
+    const std::uint32_t blocks = 200;
+    std::vector<std::uint32_t> flags(blocks, 0), out(blocks, 0);
+    ex.launch({dim3(blocks), dim3(64), 0, "flag_chain"}, test_kernels::flag_chain{}, flags.data(), out.data());
+    for (std::uint32_t b = 0; b < blocks; ++b) ASSERT_EQ(out[b], b + 1);
+  }
+}
+
+TEST(SpinWait, WaitingOnALaterBlockAdmitsIt) {
+  // Block 0 waits for the last block: a worker must admit more blocks while
+  // its resident ones only spin, as a GPU with enough SMs would run them.
+  cpu::executor ex({.workers = 1, .max_resident_blocks = 8});
+  std::vector<std::uint32_t> flag(1, 0), out(8, 0);
+  ex.launch({dim3(8), dim3(32), 0, "reverse"}, [](auto& t, std::uint32_t* f, std::uint32_t* o) {
+    if (t.thread_rank() != 0) return;
+    if (t.block_rank() == 0) {
+      t.spin_wait([&] { return t.atomic_load(f, memory_order::acquire) == 1u; });
+      o[0] = 1;
+    } else if (t.block_rank() == 7) {
+      t.atomic_store(f, 1u, memory_order::release);
+    }
+  }, flag.data(), out.data());
+  EXPECT_EQ(out[0], 1u);
+}
+
+TEST(SpinWait, WithinABlockTheWriterRuns) {
+  cpu::executor ex({.workers = 1});
+  for (std::uint32_t block : {2u, 64u, 1024u}) {
+    std::vector<std::uint32_t> flag(1, 0), out(2, 0);
+    ex.launch({dim3(1), dim3(block)}, test_kernels::flag_in_block{}, flag.data(), out.data());
+    EXPECT_EQ(out[0], 42u);
+  }
+}
+
+TEST(SpinWait, ForeverIsADeadlockInTheDeterministicSchedule) {
+  cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = 3});
+  std::uint32_t never = 0;
+  try {
+    ex.launch({dim3(2), dim3(4), 0, "waits_forever"}, [](auto& t, std::uint32_t* f) {
+      t.spin_wait([&] { return t.atomic_load(f) != 0u; });
+    }, &never);
+    FAIL() << "no deadlock reported";
+  } catch (const deadlock_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("waits_forever"), std::string::npos) << what;
+    EXPECT_NE(what.find("spin_wait"), std::string::npos) << what;
+  }
+}
+
+TEST(SpinWait, ForeverTimesOutInTheParallelSchedule) {
+  cpu::executor ex({.workers = 2, .spin_timeout = std::chrono::milliseconds(200)});
+  std::uint32_t never = 0;
+  EXPECT_THROW(ex.launch({dim3(4), dim3(8), 0, "waits_forever"}, [](auto& t, std::uint32_t* f) {
+    t.spin_wait([&] { return t.atomic_load(f) != 0u; });
+  }, &never), deadlock_error);
+}
+
+}  // namespace
