@@ -1,0 +1,145 @@
+// Runs the shared test kernels on the GPU and on the cpu executor and
+// requires equal results. Skips (with the reason) where no GPU is present.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/cuda/launch.cuh"
+#include "exec/reference_warp.hpp"
+#include "kernels/exec_kernels.hpp"
+
+// Inside namespace gpmx so that cuda:: and dim3 name gpmx's, not CUDA's.
+namespace gpmx {
+namespace {
+
+// The lane whose value output k of test_kernels::warp_ops reads.
+unsigned shuffle_source_of(std::size_t k, unsigned lane, int width) {
+  switch (k) {
+    case 4: return test::ref_shfl_idx(lane, int((lane * 5u + 1u) % 32u), width);
+    case 5: return test::ref_shfl_up(lane, 3, width);
+    case 6: return test::ref_shfl_down(lane, 2, width);
+    case 7: return test::ref_shfl_xor(lane, 9, width);
+    case 8: return test::ref_shfl_down(lane, 1, width);
+    default: return test::ref_shfl_xor(lane, 1, width);
+  }
+}
+
+class Cuda : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device present: GPU tests skipped";
+  }
+};
+
+// Runs kernel with one output buffer (initialised to init) on both back ends.
+template <class T, class Kernel, class... Args>
+void expect_same(const launch_config& cfg, std::size_t n, T init, Kernel k, Args... args) {
+  std::vector<T> host(n, init), dev_out(n, init);
+  cpu::executor ex({.workers = 2});
+  ex.launch(cfg, k, args..., host.data());
+  cuda::device_buffer<T> d(n);
+  d.upload(dev_out.data());
+  cuda::launch(cfg, k, args..., d.get());
+  cuda::synchronize(cfg.name);
+  d.download(dev_out.data());
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(dev_out[i], host[i]) << cfg.name << " element " << i;
+}
+
+TEST_F(Cuda, IndicesMatch) {
+  const launch_config cfg{dim3(3, 2, 2), dim3(8, 4, 2), 0, "indices"};
+  expect_same<std::uint32_t>(cfg, cfg.grid.count() * cfg.block.count() * 8, 0u, test_kernels::indices{});
+}
+
+TEST_F(Cuda, WarpOperationsMatchForFullAndPartialMasks) {
+  for (std::uint32_t mask : {0xffffffffu, 0x0000ffffu, 0xaaaaaaaau, 0x80000001u, 0x12345678u})
+    for (int width : {32, 16, 8, 4}) {
+      const launch_config cfg{dim3(3), dim3(64), 0, "warp_ops"};
+      std::vector<std::uint32_t> host(3 * 64 * 10, 0xdeadbeef), gpu(host);
+      cpu::executor ex({.workers = 2});
+      ex.launch(cfg, test_kernels::warp_ops{}, mask, width, host.data());
+      cuda::device_buffer<std::uint32_t> d(gpu.size());
+      d.upload(gpu.data());
+      cuda::launch(cfg, test_kernels::warp_ops{}, mask, width, d.get());
+      cuda::synchronize();
+      d.download(gpu.data());
+      for (std::size_t i = 0; i < host.size(); ++i) {
+        const std::size_t k = i % 10;
+        const unsigned lane = unsigned(i / 10 % 32);
+        if (k >= 4 && !(mask >> shuffle_source_of(k, lane, width) & 1u)) continue;  // undefined in CUDA
+        ASSERT_EQ(gpu[i], host[i]) << "mask " << std::hex << mask << std::dec << " width " << width
+                                   << " thread " << i / 10 << " output " << k;
+      }
+    }
+}
+
+TEST_F(Cuda, ActivemaskAfterExitMatches) {
+  for (std::uint32_t live : {32u, 20u, 7u}) {
+    const launch_config cfg{dim3(1), dim3(64), 0, "warp_after_exit"};
+    std::vector<std::uint32_t> host(64 * 3, 0xdeadbeef), gpu(host);
+    cpu::executor ex({.workers = 1});
+    ex.launch(cfg, test_kernels::warp_after_exit{}, live, host.data());
+    cuda::device_buffer<std::uint32_t> d(gpu.size());
+    d.upload(gpu.data());
+    cuda::launch(cfg, test_kernels::warp_after_exit{}, live, d.get());
+    cuda::synchronize();
+    d.download(gpu.data());
+    EXPECT_EQ(gpu, host) << "live " << live;
+  }
+}
+
+TEST_F(Cuda, BlockReductionAndBarrierVotesMatch) {
+  const std::uint32_t blocks = 37, block = 256;
+  std::vector<std::uint32_t> in(blocks * block);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = test_kernels::mix(i) % 1000;
+  cuda::device_buffer<std::uint32_t> din(in.size());
+  din.upload(in.data());
+  std::vector<std::uint64_t> host(blocks), gpu(blocks);
+  cpu::executor ex({.workers = 2});
+  ex.launch({dim3(blocks), dim3(block)}, test_kernels::block_sum{}, in.data(), host.data());
+  cuda::device_buffer<std::uint64_t> dout(blocks);
+  cuda::launch({dim3(blocks), dim3(block), 0, "block_sum"}, test_kernels::block_sum{}, din.get(), dout.get());
+  cuda::synchronize();
+  dout.download(gpu.data());
+  EXPECT_EQ(gpu, host);
+  expect_same<int>({dim3(4), dim3(256), 0, "barrier_votes"}, 12, -1, test_kernels::barrier_votes{}, 7u);
+}
+
+TEST_F(Cuda, AtomicsUnderContentionMatch) {
+  std::vector<std::uint64_t> init(10, 0);
+  init[3] = init[6] = ~std::uint64_t(0);
+  std::vector<std::uint64_t> host(init), gpu(init);
+  std::vector<std::uint32_t> hinc(2, 0), ginc(2, 0);
+  const launch_config cfg{dim3(64), dim3(256), 0, "atomics"};
+  cpu::executor ex({.workers = 2});
+  ex.launch(cfg, test_kernels::atomics_contention{}, host.data(), hinc.data());
+  cuda::device_buffer<std::uint64_t> dw(10);
+  cuda::device_buffer<std::uint32_t> di(2);
+  dw.upload(gpu.data());
+  di.upload(ginc.data());
+  cuda::launch(cfg, test_kernels::atomics_contention{}, dw.get(), di.get());
+  cuda::synchronize();
+  dw.download(gpu.data());
+  di.download(ginc.data());
+  EXPECT_EQ(gpu, host);
+  EXPECT_EQ(ginc, hinc);
+}
+
+TEST_F(Cuda, SpinWaitWithinABlock) {
+  expect_same<std::uint32_t>({dim3(1), dim3(64), 0, "flag_in_block"}, 2, 0u, test_kernels::flag_in_block{},
+                             [] {
+                               static cuda::device_buffer<std::uint32_t> flag(1);
+                               std::uint32_t zero = 0;
+                               flag.upload(&zero);
+                               return flag.get();
+                             }());
+}
+
+TEST_F(Cuda, BadConfigurationIsRejectedBeforeLaunch) {
+  EXPECT_THROW(cuda::launch({dim3(1), dim3(2048), 0, "too_big"}, test_kernels::fill{},
+                            static_cast<std::uint32_t*>(nullptr), std::uint64_t(0)),
+               config_error);
+}
+
+}  // namespace
+}  // namespace gpmx
