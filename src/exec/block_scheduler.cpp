@@ -104,12 +104,10 @@ fiber_record* block_scheduler::new_carrier() {
 }
 
 void block_scheduler::fiber_body(fiber_record& rec) {
-  thread_ctx t(state_, rec);
-  rec.thread = &t;
+  rec.thread = nullptr;
   try {
-    L_->loop(L_->closure, t);
+    L_->loop(L_->closure, state_, rec);
   } catch (const fiber_cancelled&) {
-    rec.thread = nullptr;
     throw;
   } catch (...) {
     std::string what = "unknown exception";
@@ -121,10 +119,9 @@ void block_scheduler::fiber_body(fiber_record& rec) {
     }
     L_->fail(std::make_exception_ptr(kernel_error(
         fmt::format("kernel '{}': block {} thread {}: {}", L_->cfg->name,
-                    coords(state_.block_idx), coords(t.thread_idx()), what),
-        state_.block_idx, t.thread_idx(), std::current_exception())));
+                    coords(state_.block_idx), coords(rec.failed_thread), what),
+        state_.block_idx, rec.failed_thread, std::current_exception())));
   }
-  rec.thread = nullptr;
 }
 
 void block_scheduler::run_fiber(fiber_record* rec) {
@@ -146,6 +143,7 @@ void block_scheduler::run_fiber(fiber_record* rec) {
 
 void block_scheduler::suspend(thread_ctx& t, wait_kind why) {
   fiber_record& rec = t.fiber();
+  rec.thread = &t;  // valid while suspended: reports and wake-ups read it
   rec.wait = why;
   ++state_.suspended;
   const std::uint32_t w = t.warp_id();
@@ -271,14 +269,14 @@ void block_scheduler::maybe_yield(thread_ctx& t) {
   if (det_->below(2) == 0) suspend(t, wait_kind::yield);
 }
 
-void block_scheduler::thread_exited(thread_ctx& t) {
+void block_scheduler::threads_exited(std::uint32_t w, std::uint32_t lanes, thread_ctx& by) {
   ++events_;
-  const std::uint32_t w = t.warp_id(), bit = 1u << t.lane_id();
   for (const pending_collective& p : warps_[w].pending)
-    if (p.arrivals.mask & bit)
+    if (const std::uint32_t broken = p.arrivals.mask & lanes)
       throw kernel_usage_error(fmt::format(
-          "lane {} of warp {} exited while lanes {:#010x} wait for it in {} with mask {:#010x}",
-          t.lane_id(), w, p.arrived, to_string(p.arrivals.op), p.arrivals.mask));
+          "lane {} of warp {} exited while lanes {:#010x} wait for it in {} with mask {:#010x} "
+          "(reported by {})",
+          std::countr_zero(broken), w, p.arrived, to_string(p.arrivals.op), p.arrivals.mask, who(by)));
   if (barrier_arrived_ != 0 && barrier_arrived_ == state_.live) complete_barrier();
   if (warps_[w].activemask_waiting) check_activemask(w);
 }

@@ -27,6 +27,7 @@ struct fiber_record {
   std::uint64_t result = 0;
   barrier_result barrier{0, 0};
   std::uint32_t spin_attempt = 0;
+  dim3 failed_thread{0, 0, 0};  // the thread whose exception ended the fiber
 
   // Sanitizer bookkeeping.
   const void* stack_bottom = nullptr;

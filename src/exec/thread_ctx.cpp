@@ -10,25 +10,55 @@
 namespace gpmx::cpu {
 
 detail::barrier_result thread_ctx::barrier(std::uint32_t pred) {
+  prepare_to_wait();
   return b_->scheduler->arrive_barrier(*this, pred);
 }
 
 std::uint64_t thread_ctx::warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg,
                                int width) {
+  prepare_to_wait();
   return b_->scheduler->warp_collective(*this, op, mask, value, arg, width);
 }
 
-std::uint32_t thread_ctx::activemask() { return b_->scheduler->activemask(*this); }
+std::uint32_t thread_ctx::activemask() {
+  prepare_to_wait();
+  return b_->scheduler->activemask(*this);
+}
 
-void thread_ctx::spin_yield(std::uint32_t attempt) { b_->scheduler->spin_yield(*this, attempt); }
+void thread_ctx::spin_yield(std::uint32_t attempt) {
+  prepare_to_wait();
+  b_->scheduler->spin_yield(*this, attempt);
+}
 
 void thread_ctx::deterministic_yield() {
-  if (!in_spin_) b_->scheduler->maybe_yield(*this);
+  if (in_spin_) return;
+  prepare_to_wait();
+  b_->scheduler->maybe_yield(*this);
 }
 
 namespace detail {
 
-void block_state::thread_exit_slow(thread_ctx& t) { scheduler->thread_exited(t); }
+void block_state::publish_exits(std::uint32_t from, std::uint32_t to, thread_ctx& by) {
+  live -= to - from;
+  std::uint32_t exited_lanes_warp = ~0u, exited_lanes = 0;
+  auto flush_warp = [&] {
+    if (exited_lanes_warp == ~0u) return;
+    warp_live[exited_lanes_warp] &= ~exited_lanes;
+    if (suspended != 0) scheduler->threads_exited(exited_lanes_warp, exited_lanes, by);
+  };
+  for (std::uint32_t i = from; i < to; ++i) {
+    const std::uint32_t rank = start_order ? start_order[i] : i;
+    if (rank / warp_size != exited_lanes_warp) {
+      flush_warp();
+      exited_lanes_warp = rank / warp_size;
+      exited_lanes = 0;
+    }
+    exited_lanes |= 1u << (rank % warp_size);
+  }
+  flush_warp();
+}
+
+void note_failing_thread(fiber_record& fiber, dim3 thread) { fiber.failed_thread = thread; }
 
 std::byte* block_state::static_shared_at(std::size_t k, std::size_t bytes, std::size_t align) {
   if (k < static_slots.size()) {

@@ -62,8 +62,10 @@ class block_state {
   // The k-th static shared allocation of this block (made on first request).
   std::byte* static_shared_at(std::size_t k, std::size_t bytes, std::size_t align);
 
-  // A thread finished; wakes waiters that its exit completes.
-  void thread_exit_slow(thread_ctx& t);
+  // Threads at start-order indices [from, to) have finished: updates the
+  // live counts and wakes waiters their exit completes. `by` is the carrier
+  // reporting them (its thread is named if an exit breaks a warp operation).
+  void publish_exits(std::uint32_t from, std::uint32_t to, thread_ctx& by);
 };
 
 }  // namespace gpmx::cpu::detail

@@ -34,16 +34,30 @@ struct executor_options {
 executor_options resolve(executor_options o);
 
 namespace detail {
-using thread_loop_fn = void (*)(void* closure, thread_ctx& ctx);
+using thread_loop_fn = void (*)(void* closure, block_state& block, fiber_record& fiber);
+
+// Remembers which thread threw, for the error the launch reports.
+void note_failing_thread(fiber_record& fiber, dim3 thread);
 
 // Runs threads of one block on the current fiber until none is left
-// unstarted; a thread that must wait suspends this fiber with it.
+// unstarted; a thread that must wait suspends this fiber with it. The
+// context is local so that, in kernels that never wait, the compiler keeps
+// it in registers and the loop costs little more than a plain loop.
 template <class Closure>
-void thread_loop(void* closure, thread_ctx& ctx) {
+void thread_loop(void* closure, block_state& block, fiber_record& fiber) {
   Closure& run = *static_cast<Closure*>(closure);
-  while (ctx.begin_next_thread()) {
-    run(ctx);
-    ctx.end_thread();
+  thread_ctx t(block, fiber);
+  try {
+    if (t.seeded_order()) {
+      while (t.claim())
+        while (t.has_claimed()) t.start_next<true>(), run(t);
+    } else {
+      while (t.claim())
+        while (t.has_claimed()) t.start_next<false>(), run(t);
+    }
+  } catch (...) {
+    note_failing_thread(fiber, t.thread_idx());
+    throw;
   }
 }
 }  // namespace detail

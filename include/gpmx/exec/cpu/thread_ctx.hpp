@@ -41,18 +41,23 @@ inline constexpr bool warp_value_ok =
 
 class thread_ctx {
  public:
-  thread_ctx(detail::block_state& b, detail::fiber_record& f) : b_(&b), fiber_(&f) {}
+  thread_ctx(detail::block_state& b, detail::fiber_record& f)
+      : b_(&b),
+        fiber_(&f),
+        order_(b.start_order),
+        block_base_(b.block_linear * b.nthreads),
+        one_d_(b.block_dim.y == 1 && b.block_dim.z == 1) {}
   thread_ctx(const thread_ctx&) = delete;
   thread_ctx& operator=(const thread_ctx&) = delete;
 
   // --- indices and extents ---
-  dim3 thread_idx() const { return tidx_; }
+  dim3 thread_idx() const { return one_d_ ? dim3(rank_, 0, 0) : delinearize(rank_, b_->block_dim); }
   dim3 block_idx() const { return b_->block_idx; }
   dim3 block_dim() const { return b_->block_dim; }
   dim3 grid_dim() const { return b_->grid_dim; }
   std::uint32_t thread_rank() const { return rank_; }  // linear id in the block
   std::uint64_t block_rank() const { return b_->block_linear; }
-  std::uint64_t global_id() const { return b_->block_linear * b_->nthreads + rank_; }
+  std::uint64_t global_id() const { return block_base_ + rank_; }
   std::uint64_t global_count() const { return grid_dim().count() * b_->nthreads; }
   std::uint32_t warp_id() const { return rank_ / warp_size; }
   std::uint32_t lane_id() const { return rank_ % warp_size; }
@@ -202,21 +207,32 @@ class thread_ctx {
   }
 
   // --- used by the executor's thread loop; not for kernels ---
-  bool begin_next_thread() {
+  // A carrier claims every unstarted thread of its block at once and runs
+  // them in turn; exits are published to the block in batches. Whatever may
+  // suspend first publishes the finished threads and hands back the
+  // unstarted rest (prepare_to_wait), so other carriers can start them.
+  bool claim() {
+    publish_exits();
     detail::block_state& b = *b_;
     if (b.next_unstarted >= b.nthreads) return false;
-    const std::uint32_t i = b.next_unstarted++;
-    rank_ = b.start_order ? b.start_order[i] : i;
-    if (b.block_dim.y == 1 && b.block_dim.z == 1) tidx_ = dim3(rank_, 0, 0);
-    else tidx_ = delinearize(rank_, b.block_dim);
-    static_cursor_ = 0;
+    next_ = done_from_ = b.next_unstarted;
+    end_ = b.nthreads;
+    b.next_unstarted = end_;
     return true;
   }
-  void end_thread() {
-    detail::block_state& b = *b_;
-    --b.live;
-    b.warp_live[rank_ / warp_size] &= ~(1u << (rank_ % warp_size));
-    if (b.suspended != 0) b.thread_exit_slow(*this);
+  bool has_claimed() const { return next_ < end_; }
+  bool seeded_order() const { return order_ != nullptr; }
+  template <bool Seeded>
+  void start_next() {
+    cur_ = next_++;
+    rank_ = Seeded ? order_[cur_] : cur_;
+    static_cursor_ = 0;
+  }
+  void publish_exits() {
+    if (done_from_ != next_) {
+      b_->publish_exits(done_from_, next_, *this);
+      done_from_ = next_;
+    }
   }
   detail::fiber_record& fiber() const { return *fiber_; }
   detail::block_state& block() const { return *b_; }
@@ -253,12 +269,31 @@ class thread_ctx {
   void spin_yield(std::uint32_t attempt);
   void deterministic_yield();
 
+  // Publishes finished threads and gives back unstarted ones before an
+  // operation that may suspend this thread.
+  void prepare_to_wait() {
+    if (done_from_ != cur_) {
+      b_->publish_exits(done_from_, cur_, *this);
+      done_from_ = cur_;
+    }
+    if (next_ < end_) {  // still holding a claim: hand back what is unstarted
+      b_->next_unstarted = next_;
+      end_ = next_;
+    }
+  }
+
   detail::block_state* b_;
   detail::fiber_record* fiber_;
-  dim3 tidx_;
+  const std::uint32_t* order_;
+  std::uint64_t block_base_;
+  bool one_d_;
+  bool in_spin_ = false;
   std::uint32_t rank_ = 0;
   std::uint32_t static_cursor_ = 0;
-  bool in_spin_ = false;
+  std::uint32_t cur_ = 0;        // start-order index of the running thread
+  std::uint32_t next_ = 0;       // next claimed, unstarted index
+  std::uint32_t end_ = 0;        // end of the claimed range
+  std::uint32_t done_from_ = 0;  // finished threads not yet published: [done_from_, cur_)
 };
 
 }  // namespace gpmx::cpu
