@@ -46,10 +46,10 @@ std::vector<result> run_exec_benchmarks(const exec_bench_options& o) {
     if (o.progress) o.progress(s);
   };
   std::vector<result> out;
-  const std::uint64_t n = o.fill_threads;
-  std::vector<std::uint32_t> a(n);
   const std::uint32_t block = 256;
-  const launch_config fill_cfg{dim3(std::uint32_t((n + block - 1) / block)), dim3(block), 0, "fill"};
+  const std::uint64_t n = (o.fill_threads + block - 1) / block * block;
+  std::vector<std::uint32_t> a(n);
+  const launch_config fill_cfg{dim3(std::uint32_t(n / block)), dim3(block), 0, "fill"};
 
   say("plain loop");
   out.push_back(make("loop_fill", time_runs(o.repeat, [&] {
@@ -65,7 +65,7 @@ std::vector<result> run_exec_benchmarks(const exec_bench_options& o) {
     say(fmt::format("barrier-free kernel, {} worker(s)", w));
     cpu::executor ex({.workers = w});
     result r = make(fmt::format("kernel_fill_{}w", w),
-                    time_runs(o.repeat, [&] { ex.launch(fill_cfg, fill_kernel{}, a.data(), n); }),
+                    time_runs(o.repeat, [&] { ex.launch(fill_cfg, fill_kernel{}, a.data()); }),
                     fmt::format("the same work as {} GPU threads in {}-thread blocks", n, block));
     r.metrics["workers"] = w;
     r.metrics["ratio_vs_loop"] = r.median_ns / loop_ns;

@@ -269,14 +269,15 @@ void block_scheduler::maybe_yield(thread_ctx& t) {
   if (det_->below(2) == 0) suspend(t, wait_kind::yield);
 }
 
-void block_scheduler::threads_exited(std::uint32_t w, std::uint32_t lanes, thread_ctx& by) {
+void block_scheduler::threads_exited(std::uint32_t w, std::uint32_t lanes, dim3 reporter) {
   ++events_;
   for (const pending_collective& p : warps_[w].pending)
     if (const std::uint32_t broken = p.arrivals.mask & lanes)
       throw kernel_usage_error(fmt::format(
           "lane {} of warp {} exited while lanes {:#010x} wait for it in {} with mask {:#010x} "
-          "(reported by {})",
-          std::countr_zero(broken), w, p.arrived, to_string(p.arrivals.op), p.arrivals.mask, who(by)));
+          "(noticed by the carrier of thread {})",
+          std::countr_zero(broken), w, p.arrived, to_string(p.arrivals.op), p.arrivals.mask,
+          coords(reporter)));
   if (barrier_arrived_ != 0 && barrier_arrived_ == state_.live) complete_barrier();
   if (warps_[w].activemask_waiting) check_activemask(w);
 }

@@ -44,8 +44,8 @@ class block_scheduler {
   std::uint32_t activemask(thread_ctx& t);
   void spin_yield(thread_ctx& t, std::uint32_t attempt);
   void maybe_yield(thread_ctx& t);
-  // Lanes of warp w have exited (published by the carrier `by`).
-  void threads_exited(std::uint32_t w, std::uint32_t lanes, thread_ctx& by);
+  // Lanes of warp w have exited (published by the carrier of `reporter`).
+  void threads_exited(std::uint32_t w, std::uint32_t lanes, dim3 reporter);
 
  private:
   struct pending_collective {

@@ -2,6 +2,7 @@
 // suspend the calling thread goes to its block's scheduler.
 #include "gpmx/exec/cpu/thread_ctx.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "block_scheduler.hpp"
@@ -38,24 +39,25 @@ void thread_ctx::deterministic_yield() {
 
 namespace detail {
 
-void block_state::publish_exits(std::uint32_t from, std::uint32_t to, thread_ctx& by) {
+void block_state::publish_exits(std::uint32_t from, std::uint32_t to, dim3 reporter) {
   live -= to - from;
-  std::uint32_t exited_lanes_warp = ~0u, exited_lanes = 0;
-  auto flush_warp = [&] {
-    if (exited_lanes_warp == ~0u) return;
-    warp_live[exited_lanes_warp] &= ~exited_lanes;
-    if (suspended != 0) scheduler->threads_exited(exited_lanes_warp, exited_lanes, by);
+  auto exited = [&](std::uint32_t warp, std::uint32_t lanes) {
+    warp_live[warp] &= ~lanes;
+    if (suspended != 0) scheduler->threads_exited(warp, lanes, reporter);
   };
-  for (std::uint32_t i = from; i < to; ++i) {
-    const std::uint32_t rank = start_order ? start_order[i] : i;
-    if (rank / warp_size != exited_lanes_warp) {
-      flush_warp();
-      exited_lanes_warp = rank / warp_size;
-      exited_lanes = 0;
+  if (!start_order) {  // a contiguous range of ranks: whole warps at a time
+    for (std::uint32_t w = from / warp_size; w * warp_size < to; ++w) {
+      const std::uint32_t lo = std::max(from, w * warp_size) - w * warp_size;
+      const std::uint32_t hi = std::min(to, (w + 1) * warp_size) - w * warp_size;
+      const std::uint32_t lanes = (hi == 32 ? ~0u : (1u << hi) - 1u) & ~((1u << lo) - 1u);
+      exited(w, lanes);
     }
-    exited_lanes |= 1u << (rank % warp_size);
+    return;
   }
-  flush_warp();
+  for (std::uint32_t i = from; i < to; ++i) {
+    const std::uint32_t rank = start_order[i];
+    exited(rank / warp_size, 1u << (rank % warp_size));
+  }
 }
 
 void note_failing_thread(fiber_record& fiber, dim3 thread) { fiber.failed_thread = thread; }

@@ -63,9 +63,11 @@ class block_state {
   std::byte* static_shared_at(std::size_t k, std::size_t bytes, std::size_t align);
 
   // Threads at start-order indices [from, to) have finished: updates the
-  // live counts and wakes waiters their exit completes. `by` is the carrier
-  // reporting them (its thread is named if an exit breaks a warp operation).
-  void publish_exits(std::uint32_t from, std::uint32_t to, thread_ctx& by);
+  // live counts and wakes waiters their exit completes. `reporter` is the
+  // thread whose carrier reports them (named if an exit breaks a warp
+  // operation). Takes no thread_ctx so the context never escapes the
+  // thread loop of a kernel that does not wait.
+  void publish_exits(std::uint32_t from, std::uint32_t to, dim3 reporter);
 };
 
 }  // namespace gpmx::cpu::detail

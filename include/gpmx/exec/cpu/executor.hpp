@@ -45,7 +45,9 @@ void note_failing_thread(fiber_record& fiber, dim3 thread);
 // it in registers and the loop costs little more than a plain loop.
 template <class Closure>
 void thread_loop(void* closure, block_state& block, fiber_record& fiber) {
-  Closure& run = *static_cast<Closure*>(closure);
+  // A private copy of the kernel and its arguments: being local, they stay
+  // in registers instead of being reloaded after every store the kernel makes.
+  Closure run = *static_cast<const Closure*>(closure);
   thread_ctx t(block, fiber);
   try {
     if (t.seeded_order()) {

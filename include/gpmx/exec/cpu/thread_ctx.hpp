@@ -51,16 +51,18 @@ class thread_ctx {
   thread_ctx& operator=(const thread_ctx&) = delete;
 
   // --- indices and extents ---
-  dim3 thread_idx() const { return one_d_ ? dim3(rank_, 0, 0) : delinearize(rank_, b_->block_dim); }
+  dim3 thread_idx() const {
+    return one_d_ ? dim3(std::uint32_t(rank_), 0, 0) : delinearize(rank_, b_->block_dim);
+  }
   dim3 block_idx() const { return b_->block_idx; }
   dim3 block_dim() const { return b_->block_dim; }
   dim3 grid_dim() const { return b_->grid_dim; }
-  std::uint32_t thread_rank() const { return rank_; }  // linear id in the block
+  std::uint32_t thread_rank() const { return std::uint32_t(rank_); }  // linear id in the block
   std::uint64_t block_rank() const { return b_->block_linear; }
   std::uint64_t global_id() const { return block_base_ + rank_; }
   std::uint64_t global_count() const { return grid_dim().count() * b_->nthreads; }
-  std::uint32_t warp_id() const { return rank_ / warp_size; }
-  std::uint32_t lane_id() const { return rank_ % warp_size; }
+  std::uint32_t warp_id() const { return std::uint32_t(rank_ / warp_size); }
+  std::uint32_t lane_id() const { return std::uint32_t(rank_ % warp_size); }
 
   // --- shared memory ---
   template <class T>
@@ -217,7 +219,7 @@ class thread_ctx {
     if (b.next_unstarted >= b.nthreads) return false;
     next_ = done_from_ = b.next_unstarted;
     end_ = b.nthreads;
-    b.next_unstarted = end_;
+    b.next_unstarted = b.nthreads;
     return true;
   }
   bool has_claimed() const { return next_ < end_; }
@@ -230,7 +232,7 @@ class thread_ctx {
   }
   void publish_exits() {
     if (done_from_ != next_) {
-      b_->publish_exits(done_from_, next_, *this);
+      b_->publish_exits(std::uint32_t(done_from_), std::uint32_t(next_), thread_idx());
       done_from_ = next_;
     }
   }
@@ -273,11 +275,11 @@ class thread_ctx {
   // operation that may suspend this thread.
   void prepare_to_wait() {
     if (done_from_ != cur_) {
-      b_->publish_exits(done_from_, cur_, *this);
+      b_->publish_exits(std::uint32_t(done_from_), std::uint32_t(cur_), thread_idx());
       done_from_ = cur_;
     }
     if (next_ < end_) {  // still holding a claim: hand back what is unstarted
-      b_->next_unstarted = next_;
+      b_->next_unstarted = std::uint32_t(next_);
       end_ = next_;
     }
   }
@@ -288,12 +290,14 @@ class thread_ctx {
   std::uint64_t block_base_;
   bool one_d_;
   bool in_spin_ = false;
-  std::uint32_t rank_ = 0;
+  // 64-bit so the thread loop's induction variables cannot wrap, which lets
+  // the compiler vectorize barrier-free kernels across threads.
+  std::uint64_t rank_ = 0;
   std::uint32_t static_cursor_ = 0;
-  std::uint32_t cur_ = 0;        // start-order index of the running thread
-  std::uint32_t next_ = 0;       // next claimed, unstarted index
-  std::uint32_t end_ = 0;        // end of the claimed range
-  std::uint32_t done_from_ = 0;  // finished threads not yet published: [done_from_, cur_)
+  std::uint64_t cur_ = 0;        // start-order index of the running thread
+  std::uint64_t next_ = 0;       // next claimed, unstarted index
+  std::uint64_t end_ = 0;        // end of the claimed range
+  std::uint64_t done_from_ = 0;  // finished threads not yet published: [done_from_, cur_)
 };
 
 }  // namespace gpmx::cpu
