@@ -32,7 +32,7 @@ block_scheduler::block_scheduler(stack_pool& stacks, scheduler_stack& sched)
     : stacks_(stacks), sched_(sched) {}
 
 block_scheduler::~block_scheduler() {
-  if (live_fibers_ != 0) cancel();
+  if (!fibers_.empty()) cancel();
 }
 
 void block_scheduler::start(launch_state& L, std::uint64_t linear, rng* det) {
@@ -84,7 +84,6 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, rng* det) {
   barrier_waiters_.clear();
   barrier_arrived_ = barrier_true_ = 0;
   fibers_.clear();
-  live_fibers_ = 0;
   events_ = 0;
 }
 
@@ -98,8 +97,8 @@ fiber_record* block_scheduler::new_carrier() {
     rec = records_.back().get();
   }
   create_fiber(*rec, stacks_, sched_, [this](fiber_record& r) { fiber_body(r); });
+  rec->slot = std::uint32_t(fibers_.size());
   fibers_.push_back(rec);
-  ++live_fibers_;
   return rec;
 }
 
@@ -134,9 +133,10 @@ void block_scheduler::run_fiber(fiber_record* rec) {
   resume_fiber(*rec, sched_);
   if (rec->done) {
     retire_fiber(*rec);
-    fibers_.erase(std::find(fibers_.begin(), fibers_.end(), rec));
+    fibers_[rec->slot] = fibers_.back();  // swap-remove: O(1) per finished fiber
+    fibers_[rec->slot]->slot = rec->slot;
+    fibers_.pop_back();
     free_records_.push_back(rec);
-    --live_fibers_;
     ++events_;
   }
 }
@@ -361,7 +361,6 @@ void block_scheduler::cancel() {
     }
   }
   fibers_.clear();
-  live_fibers_ = 0;
   runnable_.clear();
   runnable_head_ = 0;
   spinning_.clear();

@@ -66,7 +66,7 @@ class block_scheduler {
   void wake(fiber_record* rec);
   void complete_barrier();
   void check_activemask(std::uint32_t warp);
-  bool idle() const { return state_.next_unstarted >= state_.nthreads && live_fibers_ == 0; }
+  bool idle() const { return state_.next_unstarted >= state_.nthreads && fibers_.empty(); }
   outcome run_parallel();
   outcome run_deterministic();
   outcome poll_spinners();
@@ -81,8 +81,7 @@ class block_scheduler {
 
   std::vector<std::unique_ptr<fiber_record>> records_;
   std::vector<fiber_record*> free_records_;
-  std::vector<fiber_record*> fibers_;  // created and not finished
-  std::uint32_t live_fibers_ = 0;
+  std::vector<fiber_record*> fibers_;  // created and not finished (fiber_record::slot indexes it)
   std::vector<fiber_record*> runnable_;
   std::size_t runnable_head_ = 0;
   std::vector<fiber_record*> spinning_;

@@ -9,6 +9,15 @@
 #include "gpmx/exec/cpu/block_state.hpp"
 #include "stack_pool.hpp"
 
+#if defined(GPMX_SANITIZER_address)
+#include <sanitizer/asan_interface.h>
+#define GPMX_ASAN 1
+#endif
+#if defined(GPMX_SANITIZER_thread)
+#include <sanitizer/tsan_interface.h>
+#define GPMX_TSAN 1
+#endif
+
 namespace gpmx::cpu::detail {
 
 // Thrown into a suspended fiber to unwind it when its launch is abandoned.
@@ -19,6 +28,7 @@ struct fiber_record {
   boost::context::fiber back;  // the scheduler, while this fiber runs
   thread_ctx* thread = nullptr;  // the GPU thread on this fiber, if any
   bool done = false;
+  std::uint32_t slot = 0;  // position in its block's list of live fibers
 
   // What the thread waits for and what it is handed when woken.
   wait_kind wait = wait_kind::none;
@@ -47,13 +57,49 @@ struct scheduler_stack {
 // Makes rec a fresh fiber that will run body(rec) when first resumed.
 void create_fiber(fiber_record& rec, stack_pool& pool, scheduler_stack& sched,
                   std::function<void(fiber_record&)> body);
-// Scheduler: runs rec until it suspends or ends (then rec.done is true).
-void resume_fiber(fiber_record& rec, scheduler_stack& sched);
 // Scheduler: unwinds a suspended fiber by throwing fiber_cancelled in it.
 void cancel_fiber(fiber_record& rec, scheduler_stack& sched);
-// Fiber: gives control back to the scheduler until resumed.
-void suspend_fiber(fiber_record& rec, scheduler_stack& sched);
 // Releases sanitizer state of a finished fiber.
 void retire_fiber(fiber_record& rec);
+
+// The two hot switches are inline: they run twice per thread per barrier.
+// Called right before a switch away from the running stack to (bottom, size).
+// fake_save is null when the running stack is about to end.
+inline void before_switch([[maybe_unused]] void** fake_save, [[maybe_unused]] const void* bottom,
+                          [[maybe_unused]] std::size_t size, [[maybe_unused]] void* tsan_target) {
+#if defined(GPMX_ASAN)
+  __sanitizer_start_switch_fiber(fake_save, bottom, size);
+#endif
+#if defined(GPMX_TSAN)
+  __tsan_switch_to_fiber(tsan_target, 0);
+#endif
+}
+
+// Called first thing after arriving on a stack.
+inline void after_switch([[maybe_unused]] void* fake, [[maybe_unused]] const void** from_bottom,
+                         [[maybe_unused]] std::size_t* from_size) {
+#if defined(GPMX_ASAN)
+  __sanitizer_finish_switch_fiber(fake, from_bottom, from_size);
+#endif
+}
+
+// Scheduler: runs rec until it suspends or ends (then rec.done is true).
+inline void resume_fiber(fiber_record& rec, scheduler_stack& sched) {
+#if defined(GPMX_TSAN)
+  if (!sched.tsan_fiber) sched.tsan_fiber = __tsan_get_current_fiber();
+#endif
+  before_switch(&sched.asan_fake_stack, rec.stack_bottom, rec.stack_size, rec.tsan_fiber);
+  rec.self = std::move(rec.self).resume();
+  after_switch(sched.asan_fake_stack, nullptr, nullptr);
+  if (!rec.self) rec.done = true;
+}
+
+// Fiber: gives control back to the scheduler until resumed.
+inline void suspend_fiber(fiber_record& rec, scheduler_stack& sched) {
+  before_switch(&rec.asan_fake_stack, sched.bottom, sched.size, sched.tsan_fiber);
+  rec.back = std::move(rec.back).resume();
+  after_switch(rec.asan_fake_stack, &sched.bottom, &sched.size);
+}
+
 
 }  // namespace gpmx::cpu::detail
