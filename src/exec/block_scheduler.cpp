@@ -61,6 +61,7 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, rng* det) {
   const std::size_t static_bytes = L.options->limits.static_shared_bytes;
   const std::size_t need = static_bytes + cfg.dynamic_shared_bytes;
   if (need > arena_bytes_) {
+    static_assert(arena_align == 64, "arena_delete assumes 64-byte alignment");
     arena_.reset(new (std::align_val_t(arena_align)) std::byte[need]);
     arena_bytes_ = need;
   }

@@ -4,6 +4,7 @@
 // them when they can go on, and reports a deadlock when none can.
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -93,7 +94,10 @@ class block_scheduler {
 
   std::uint64_t events_ = 0;  // exits and arrivals: what counts as progress
   std::vector<std::uint32_t> order_;
-  std::unique_ptr<std::byte[]> arena_;
+  struct arena_delete {  // the arena is over-aligned: delete it the way it was made
+    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+  std::unique_ptr<std::byte[], arena_delete> arena_;
   std::size_t arena_bytes_ = 0;
 };
 
