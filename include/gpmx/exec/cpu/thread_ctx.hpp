@@ -205,7 +205,7 @@ class thread_ctx {
   // stop the compiler; wider scopes are full fences.
   void fence(scope s) {
     if (s == scope::block) std::atomic_signal_fence(std::memory_order_seq_cst);
-    else std::atomic_thread_fence(std::memory_order_seq_cst);
+    else full_fence();
   }
 
   // --- used by the executor's thread loop; not for kernels ---
@@ -261,6 +261,16 @@ class thread_ctx {
     while (!a.compare_exchange_weak(old, next(old), detail::to_std(o), std::memory_order_relaxed)) {
     }
     return old;
+  }
+  static void full_fence() {
+#if defined(GPMX_SANITIZER_thread)
+    // ThreadSanitizer does not model fences; a seq_cst read-modify-write of
+    // one shared word orders at least as strongly and is visible to it.
+    static std::atomic<std::uint32_t> fence_word{0};
+    fence_word.fetch_add(0, std::memory_order_seq_cst);
+#else
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
   }
   void sync_point() {
     if (b_->deterministic) deterministic_yield();
