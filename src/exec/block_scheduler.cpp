@@ -28,8 +28,8 @@ constexpr std::size_t arena_align = 64;
 
 }  // namespace
 
-block_scheduler::block_scheduler(stack_pool& stacks, scheduler_stack& sched)
-    : stacks_(stacks), sched_(sched) {}
+block_scheduler::block_scheduler(carrier_pool& carriers, scheduler_stack& sched)
+    : carriers_(carriers), sched_(sched) {}
 
 block_scheduler::~block_scheduler() {
   if (!fibers_.empty()) cancel();
@@ -89,15 +89,7 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, rng* det) {
 }
 
 fiber_record* block_scheduler::new_carrier() {
-  fiber_record* rec;
-  if (!free_records_.empty()) {
-    rec = free_records_.back();
-    free_records_.pop_back();
-  } else {
-    records_.push_back(std::make_unique<fiber_record>());
-    rec = records_.back().get();
-  }
-  create_fiber(*rec, stacks_, sched_, [this](fiber_record& r) { fiber_body(r); });
+  fiber_record* rec = carriers_.acquire(this);
   rec->slot = std::uint32_t(fibers_.size());
   fibers_.push_back(rec);
   return rec;
@@ -132,12 +124,12 @@ void block_scheduler::run_fiber(fiber_record* rec) {
     rec->wait = wait_kind::none;
   }
   resume_fiber(*rec, sched_);
-  if (rec->done) {
-    retire_fiber(*rec);
+  if (rec->done || rec->parked) {  // no thread of this block on it any more
     fibers_[rec->slot] = fibers_.back();  // swap-remove: O(1) per finished fiber
     fibers_[rec->slot]->slot = rec->slot;
     fibers_.pop_back();
-    free_records_.push_back(rec);
+    if (rec->done) carriers_.release(rec);
+    else carriers_.park(rec);
     ++events_;
   }
 }
@@ -356,10 +348,7 @@ void block_scheduler::cancel() {
   for (fiber_record* rec : victims) {
     if (rec->done) continue;
     cancel_fiber(*rec, sched_);
-    if (rec->done) {
-      retire_fiber(*rec);
-      free_records_.push_back(rec);
-    }
+    if (rec->done) carriers_.release(rec);
   }
   fibers_.clear();
   runnable_.clear();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "carrier_pool.hpp"
 #include "fiber.hpp"
 #include "gpmx/exec/cpu/thread_ctx.hpp"
 #include "launch_state.hpp"
@@ -18,7 +19,7 @@ namespace gpmx::cpu::detail {
 
 class block_scheduler {
  public:
-  block_scheduler(stack_pool& stacks, scheduler_stack& sched);
+  block_scheduler(carrier_pool& carriers, scheduler_stack& sched);
   ~block_scheduler();
   block_scheduler(const block_scheduler&) = delete;
   block_scheduler& operator=(const block_scheduler&) = delete;
@@ -37,6 +38,10 @@ class block_scheduler {
   // One line per waiting thread: who it is and what it waits on.
   std::string describe_waits() const;
   std::uint64_t block_linear() const { return state_.block_linear; }
+
+  // Runs this block's unstarted threads on the carrier `rec` (called on
+  // the carrier's own stack by the carrier pool's fiber loop).
+  void fiber_body(fiber_record& rec);
 
   // Called by thread_ctx on behalf of the running thread.
   barrier_result arrive_barrier(thread_ctx& t, std::uint32_t pred);
@@ -62,7 +67,6 @@ class block_scheduler {
 
   fiber_record* new_carrier();
   void run_fiber(fiber_record* rec);
-  void fiber_body(fiber_record& rec);
   void suspend(thread_ctx& t, wait_kind why);
   void wake(fiber_record* rec);
   void complete_barrier();
@@ -74,14 +78,12 @@ class block_scheduler {
   [[noreturn]] void throw_deadlock() const;
   std::string who(const thread_ctx& t) const;
 
-  stack_pool& stacks_;
+  carrier_pool& carriers_;
   scheduler_stack& sched_;
   launch_state* L_ = nullptr;
   rng* det_ = nullptr;
   block_state state_;
 
-  std::vector<std::unique_ptr<fiber_record>> records_;
-  std::vector<fiber_record*> free_records_;
   std::vector<fiber_record*> fibers_;  // created and not finished (fiber_record::slot indexes it)
   std::vector<fiber_record*> runnable_;
   std::size_t runnable_head_ = 0;

@@ -28,7 +28,10 @@ struct fiber_record {
   boost::context::fiber back;  // the scheduler, while this fiber runs
   thread_ctx* thread = nullptr;  // the GPU thread on this fiber, if any
   bool done = false;
+  bool parked = false;     // its block had no more threads; waits in the carrier pool
+  bool retiring = false;   // the pool is closing: end instead of parking again
   std::uint32_t slot = 0;  // position in its block's list of live fibers
+  block_scheduler* owner = nullptr;  // the block whose threads it runs
 
   // What the thread waits for and what it is handed when woken.
   wait_kind wait = wait_kind::none;

@@ -14,7 +14,7 @@ block_scheduler* worker::acquire() {
     spare_.pop_back();
     return s;
   }
-  all_.push_back(std::make_unique<block_scheduler>(stacks_, sched_));
+  all_.push_back(std::make_unique<block_scheduler>(carriers_, sched_));
   return all_.back().get();
 }
 

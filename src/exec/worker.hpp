@@ -10,7 +10,7 @@ namespace gpmx::cpu::detail {
 
 class worker {
  public:
-  explicit worker(std::size_t stack_bytes) : stacks_(stack_bytes) {}
+  explicit worker(std::size_t stack_bytes) : carriers_(stack_bytes, sched_) {}
   // Runs blocks of L until none is left or the launch fails; errors go to L.
   void run(launch_state& L);
 
@@ -19,8 +19,8 @@ class worker {
   void release(block_scheduler* s);
   [[noreturn]] void throw_spin_deadlock(const launch_state& L, const char* why) const;
 
-  stack_pool stacks_;
   scheduler_stack sched_;
+  carrier_pool carriers_;
   std::vector<std::unique_ptr<block_scheduler>> all_;
   std::vector<block_scheduler*> spare_;
   std::vector<block_scheduler*> resident_;
