@@ -161,7 +161,10 @@ class Enumerator {
         }
         break;
       case AccessKind::Rmw:
-        if (q) {
+        if (q && in.dst < 0) {
+          // The arbitrary loaded value goes nowhere: one representative suffices.
+          for (Value w : opt_.domain) out.push_back({cur, w});
+        } else if (q) {
           for (Value r : opt_.domain)
             if (await_ok(n, t, in, r, nullptr))
               for (Value w : opt_.domain) out.push_back({r, w});
