@@ -4,6 +4,7 @@
 #include "gpmx/litmus/machine.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -50,7 +51,10 @@ class Machine {
   MachineResult run() {
     std::vector<std::vector<Slot>> slots(p_.threads.size());
     std::vector<Value> mem = p_.initial_memory();
-    dfs(mem, slots);
+    std::vector<std::shared_ptr<const Window>> windows;
+    for (int t = 0; t < static_cast<int>(p_.threads.size()); ++t)
+      windows.push_back(std::make_shared<const Window>(decode(t, slots[static_cast<std::size_t>(t)])));
+    dfs(mem, slots, windows);
     res_.outcomes.assign(outcomes_.begin(), outcomes_.end());
     return res_;
   }
@@ -60,7 +64,14 @@ class Machine {
   const MachineOptions& opt_;
   MachineResult res_;
   std::set<MachineOutcome> outcomes_;
-  std::unordered_set<std::string> seen_;
+  struct KeyHash {
+    std::size_t operator()(const std::vector<Value>& v) const {
+      std::uint64_t h = 1469598103934665603ULL;
+      for (Value x : v) h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ULL;
+      return static_cast<std::size_t>(h);
+    }
+  };
+  std::unordered_set<std::vector<Value>, KeyHash> seen_;
 
   // Decodes thread t in program order as far as known values allow: it
   // stops at a branch or address that needs an unissued load, and after an
@@ -112,7 +123,7 @@ class Machine {
         d.ready = d.ready && v.known;
         d.operands.push_back(v.v);
       }
-      d.regs_before = regs;
+      if (in.await_cond) d.regs_before = regs;  // only awaits need them
       const bool issued = k < slots.size() && slots[k].done;
       if (in.dst >= 0) regs[static_cast<std::size_t>(in.dst)] = issued ? TVal{slots[k].rval, 0, true} : TVal{0, 0, false};
       w.events.push_back(std::move(d));
@@ -130,34 +141,32 @@ class Machine {
     return earlier.addr == later.addr || (paired_or_unpaired(a) && paired_or_unpaired(b)) || release(b) || acquire(a);
   }
 
-  std::string key(const std::vector<Value>& mem, const std::vector<std::vector<Slot>>& slots) const {
-    std::string s;
-    auto put = [&s](Value v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); };
-    for (Value v : mem) put(v);
+  // Memory, then per thread a bitmask of issued accesses and the issued values.
+  std::vector<Value> key(const std::vector<Value>& mem, const std::vector<std::vector<Slot>>& slots) const {
+    std::vector<Value> k(mem);
     for (const auto& ts : slots) {
-      std::size_t used = ts.size();
-      while (used > 0 && !ts[used - 1].done) --used;  // trailing empty slots carry no state
-      put(static_cast<Value>(used));
-      for (std::size_t k = 0; k < used; ++k) {
-        const Slot& sl = ts[k];
-        s.push_back(sl.done ? '1' : '0');
-        put(sl.rval);
-      }
+      std::uint64_t mask = 0;
+      for (std::size_t i = 0; i < ts.size() && i < 64; ++i)
+        if (ts[i].done) mask |= std::uint64_t{1} << i;
+      k.push_back(static_cast<Value>(mask));
+      for (const auto& sl : ts)
+        if (sl.done) k.push_back(sl.rval);
     }
-    return s;
+    return k;
   }
 
-  void dfs(std::vector<Value>& mem, std::vector<std::vector<Slot>>& slots) {
+  // windows[t] is thread t's decoded window for slots[t]; only the thread
+  // that issues an access needs decoding again.
+  void dfs(std::vector<Value>& mem, std::vector<std::vector<Slot>>& slots,
+           std::vector<std::shared_ptr<const Window>>& windows) {
     if (!seen_.insert(key(mem, slots)).second) return;
     if (++res_.states > opt_.max_states)
       throw std::runtime_error(fmt::format("relaxed machine: more than {} states; test too large", opt_.max_states));
     bool moved = false;
     bool finished = true;
-    std::vector<std::vector<Value>> final_regs;
     for (int t = 0; t < static_cast<int>(p_.threads.size()); ++t) {
       auto& ts = slots[static_cast<std::size_t>(t)];
-      const Window w = decode(t, ts);
-      final_regs.push_back(w.regs);
+      const Window& w = *windows[static_cast<std::size_t>(t)];
       bool all_issued = w.end == End::Done;
       for (std::size_t k = 0; k < w.events.size(); ++k) {
         const bool issued = k < ts.size() && ts[k].done;
@@ -180,12 +189,16 @@ class Machine {
         Value nv = old;
         if (in.kind == AccessKind::Store) nv = d.operands[0];
         if (in.kind == AccessKind::Rmw) nv = rmw_result(in.rmw, old, d.operands);
+        if (k >= 64) throw std::runtime_error("relaxed machine: a thread with more than 64 accesses is not supported");
         const auto saved_size = ts.size();
         if (ts.size() <= k) ts.resize(k + 1);
         ts[k] = Slot{true, in.kind == AccessKind::Store ? 0 : old};
         mem[a] = nv;
         moved = true;
-        dfs(mem, slots);
+        auto saved_window = windows[static_cast<std::size_t>(t)];
+        windows[static_cast<std::size_t>(t)] = std::make_shared<const Window>(decode(t, ts));
+        dfs(mem, slots, windows);
+        windows[static_cast<std::size_t>(t)] = std::move(saved_window);
         mem[a] = old;
         ts[k] = Slot{};
         ts.resize(saved_size);
@@ -197,6 +210,8 @@ class Machine {
       ++res_.stuck;
       return;
     }
+    std::vector<std::vector<Value>> final_regs;
+    for (const auto& w : windows) final_regs.push_back(w->regs);
     outcomes_.insert(MachineOutcome{mem, final_regs});
   }
 };
