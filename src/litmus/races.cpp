@@ -92,6 +92,11 @@ bool non_ordering_violation(const Execution& x, const Relations& r, int xi, int 
     if (!star.has(a, xi)) continue;
     for (int b = 0; b < n; ++b) {
       if (!star.has(yi, b) || !r.conflict.has(a, b)) continue;
+      // Endpoints that form a data race are reported as that data race (the
+      // herd model subtracts data races from non-ordering races likewise).
+      if (!is_atomic(x.events[static_cast<std::size_t>(a)].label) ||
+          !is_atomic(x.events[static_cast<std::size_t>(b)].label))
+        continue;
       if (!with_po.has(a, xi) && !with_po.has(yi, b)) continue;  // not an ordering path
       if (!valid.has(a, b)) return true;
     }

@@ -31,7 +31,8 @@ bool commute(const Event& a, const Event& b);
 // path A ->* x -co-> y ->* B between conflicting A and B has no valid path
 // from A to B. A valid path is an ordering path whose edges are all hb1, or
 // all between atomics to one address, or all between paired/unpaired accesses;
-// A hb1 B counts as a valid path (the herd model requires A and B to race).
+// A hb1 B counts as a valid path (the herd model requires A and B to race),
+// and A and B must both be atomics (a data pair is already a data race).
 bool non_ordering_violation(const Execution& x, const Relations& r, int xi, int yi);
 
 // Illegal races of this execution under model m (every class each pair shows).
