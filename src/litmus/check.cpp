@@ -26,6 +26,20 @@ bool CheckResult::expectations_ok() const {
 
 namespace {
 
+// Every class a model can report: once all are found, later executions cannot change its verdict.
+std::size_t possible_classes(Model m) {
+  switch (m) {
+    case Model::DRF0:
+    case Model::DRF1: return 1;
+    case Model::HRFDirect:
+    case Model::HRFIndirect: return 2;
+    case Model::DRFrlx: return 5;
+  }
+  return 0;
+}
+
+bool settled(const ModelVerdict& v) { return v.races.size() >= possible_classes(v.model); }
+
 void record(const Program& p, const Execution& x, const std::vector<Race>& races, ModelVerdict& v) {
   for (const Race& r : races) {
     if (v.races.count(r.cls) != 0) continue;
@@ -57,15 +71,20 @@ CheckResult check_program(const Program& p, const CheckOptions& opt) {
   bool any_complete = false, all_sat = true, any_sat = false;
   EnumOptions eo;
   res.sc = enumerate_sc(p, eo, [&](const Execution& x) {
-    const Relations r = compute_relations(x);
-    for (auto& v : res.models) {
-      if (v.model == Model::DRFrlx && quantum) continue;
-      record(p, x, find_races(v.model, x, r), v);
+    bool need = false;
+    for (const auto& v : res.models) need = need || (!settled(v) && !(v.model == Model::DRFrlx && quantum));
+    if (need) {
+      const Relations r = compute_relations(x);
+      for (auto& v : res.models) {
+        if ((v.model == Model::DRFrlx && quantum) || settled(v)) continue;
+        record(p, x, find_races(v.model, x, r), v);
+      }
     }
-    for (const Event& e : x.events) {
-      if (e.reads) seen_values.insert(e.rval);
-      if (e.writes) seen_values.insert(e.wval);
-    }
+    if (quantum && p.domain.empty())
+      for (const Event& e : x.events) {
+        if (e.reads) seen_values.insert(e.rval);
+        if (e.writes) seen_values.insert(e.wval);
+      }
     if (!x.complete) return;
     any_complete = true;
     if (!quantum) sc_memories.insert(x.final_mem);
@@ -93,7 +112,7 @@ CheckResult check_program(const Program& p, const CheckOptions& opt) {
     for (auto& v : res.models)
       if (v.model == Model::DRFrlx) rlx = &v;
     res.pq = enumerate_sc(p, q, [&](const Execution& x) {
-      if (rlx != nullptr) record(p, x, find_races(Model::DRFrlx, x, compute_relations(x)), *rlx);
+      if (rlx != nullptr && !settled(*rlx)) record(p, x, find_races(Model::DRFrlx, x, compute_relations(x)), *rlx);
       if (x.complete) sc_memories.insert(x.final_mem);
     });
   }

@@ -112,11 +112,15 @@ std::vector<Race> find_races(Model m, const Execution& x, const Relations& r) {
                                             : r.hb1;
   const int n = static_cast<int>(x.events.size());
   for (int i = 0; i < n; ++i) {
-    for (int j = i + 1; j < n; ++j) {
-      if (!r.conflict.has(i, j)) continue;
+    // hb points forward in T and contains po, so the racing partners of i
+    // that follow it are its conflict-order successors hb does not reach.
+    std::uint64_t partners = r.co.row[static_cast<std::size_t>(i)] & ~hb.row[static_cast<std::size_t>(i)];
+    while (partners != 0) {
+      const int j = __builtin_ctzll(partners);
+      partners &= partners - 1;
       const Event& a = x.events[static_cast<std::size_t>(i)];
       const Event& b = x.events[static_cast<std::size_t>(j)];
-      if (a.thread == b.thread || !unordered(hb, i, j)) continue;
+      if (a.thread == b.thread) continue;
       auto add = [&](RaceClass c) { out.push_back(Race{c, i, j}); };
       if (a.label == Label::Data || b.label == Label::Data) {
         add(RaceClass::Data);
