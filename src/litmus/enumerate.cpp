@@ -42,7 +42,9 @@ struct Choice {
 class Enumerator {
  public:
   Enumerator(const Program& p, const EnumOptions& o, const std::function<void(const Execution&)>& v)
-      : p_(p), opt_(o), visit_(v) {}
+      : p_(p), opt_(o), visit_(v) {
+    summarise_futures();
+  }
 
   EnumStats run() {
     Node root;
@@ -68,6 +70,70 @@ class Enumerator {
   EnumStats stats_;
   std::vector<Event> events_;
   Execution exec_;
+
+  // Per thread and pc, the locations (bit = location index) the code from pc
+  // on may read and may write: an access no other thread can ever conflict
+  // with is a persistent set on its own (a "safe" step).
+  std::vector<std::vector<std::uint64_t>> may_read_, may_write_;
+  bool summaries_ = false;
+
+  void summarise_futures() {
+    if (p_.locs.size() > 64) return;
+    summaries_ = true;
+    for (const auto& th : p_.threads) {
+      const std::size_t n = th.code.size();
+      std::vector<std::uint64_t> rd(n + 1, 0), wr(n + 1, 0);
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (std::size_t pc = n; pc-- > 0;) {
+          const Instr& in = th.code[pc];
+          std::uint64_t r = 0, w = 0;
+          auto add = [&](std::size_t next) {
+            r |= rd[next];
+            w |= wr[next];
+          };
+          switch (in.op) {
+            case Instr::Op::HaltBound: break;
+            case Instr::Op::Jump: add(static_cast<std::size_t>(in.target)); break;
+            case Instr::Op::BranchFalse:
+              add(pc + 1);
+              add(static_cast<std::size_t>(in.target));
+              break;
+            case Instr::Op::Access: {
+              const std::uint64_t bit = std::uint64_t{1} << in.loc;
+              if (in.kind != AccessKind::Store) r |= bit;
+              if (in.kind != AccessKind::Load) w |= bit;
+              add(pc + 1);
+              break;
+            }
+            case Instr::Op::Assign: add(pc + 1); break;
+          }
+          if (r != rd[pc] || w != wr[pc]) {
+            rd[pc] = r;
+            wr[pc] = w;
+            changed = true;
+          }
+        }
+      }
+      may_read_.push_back(std::move(rd));
+      may_write_.push_back(std::move(wr));
+    }
+  }
+
+  bool safe(const Node& n, int t) const {
+    if (!summaries_) return false;
+    const auto& tp = n.th[static_cast<std::size_t>(t)];
+    const Instr& in = instr(t, tp.pc);
+    const std::uint64_t bit = std::uint64_t{1} << in.loc;
+    const bool writes = in.kind != AccessKind::Load;
+    for (std::size_t u = 0; u < n.th.size(); ++u) {
+      if (static_cast<int>(u) == t || n.th[u].status != Status::Ready) continue;
+      const auto pc = static_cast<std::size_t>(n.th[u].pc);
+      const std::uint64_t others = may_write_[u][pc] | (writes ? may_read_[u][pc] : 0);
+      if ((others & bit) != 0) return false;
+    }
+    return true;
+  }
 
   const Instr& instr(int t, int pc) const {
     return p_.threads[static_cast<std::size_t>(t)].code[static_cast<std::size_t>(pc)];
@@ -264,11 +330,21 @@ class Enumerator {
       terminal(n);
       return;
     }
+    // A safe step commutes with everything the other threads can still do,
+    // so it alone is explored (or, if it sleeps, nothing new remains here).
+    int only = -1;
+    for (int t = 0; t < nt && only < 0; ++t)
+      if (!ch[static_cast<std::size_t>(t)].empty() && safe(n, t)) only = t;
+    if (only >= 0 && ((sleep >> only) & 1U) != 0) {
+      ++stats_.sleep_blocked;
+      return;
+    }
     std::uint64_t done = sleep;
     bool explored = false;
     for (int t = 0; t < nt; ++t) {
       const std::uint64_t bit = std::uint64_t{1} << t;
       if (ch[static_cast<std::size_t>(t)].empty() || (sleep & bit) != 0) continue;
+      if (only >= 0 && t != only) continue;
       explored = true;
       for (const Choice& c : ch[static_cast<std::size_t>(t)]) {
         Node child = n;

@@ -88,6 +88,8 @@ nlohmann::json to_json(const Program& p, const CheckResult& r) {
   j["seconds"] = r.seconds;
   j["sc_executions"] = r.sc.executions;
   j["sc_complete"] = r.sc.complete;
+  j["sc_steps"] = r.sc.steps;
+  j["sc_sleep_blocked"] = r.sc.sleep_blocked;
   if (r.pq) {
     j["pq_executions"] = r.pq->executions;
     j["quantum_domain"] = r.domain;
