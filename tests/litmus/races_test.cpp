@@ -169,6 +169,17 @@ TEST(LitmusEnumerate, SleepSetsVisitEachTraceOnce) {
   EXPECT_EQ(r.sc.executions, 1U);
 }
 
+TEST(LitmusEnumerate, SafeStepsAreNotInterleaved) {
+  // Only the stores to x conflict: 4! traces, whatever the reads of y do.
+  const auto r = check(R"(init { x = 0; y = 0; }
+    thread A { store.data x, 1; r = load.paired y; }
+    thread B { store.data x, 2; r = load.paired y; }
+    thread C { store.data x, 3; r = load.paired y; }
+    thread D { store.data x, 4; r = load.paired y; })");
+  EXPECT_EQ(r.sc.executions, 24U);
+  EXPECT_EQ(r.sc.sleep_blocked, 0U);
+}
+
 TEST(LitmusEnumerate, FinalConditionAndBoundedLoops) {
   auto r = check(R"(init { x = 0; f = 0; }
     thread T0 { store.data x, 1; store.paired f, 1; }
