@@ -118,6 +118,7 @@ CheckResult check_program(const Program& p, const CheckOptions& opt) {
   }
 
   if (opt.system) {
+    const auto machine_start = std::chrono::steady_clock::now();
     const MachineResult m = run_machine(p);
     SystemVerdict sv;
     sv.states = m.states;
@@ -134,6 +135,7 @@ CheckResult check_program(const Program& p, const CheckOptions& opt) {
       }
     }
     sv.cond = p.cond_kind == Program::Cond::Exists ? any : (all && !m.outcomes.empty());
+    sv.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - machine_start).count();
     res.system = sv;
   }
 

@@ -109,6 +109,7 @@ nlohmann::json to_json(const Program& p, const CheckResult& r) {
   if (r.system) {
     nlohmann::json s;
     s["states"] = r.system->states;
+    s["seconds"] = r.system->seconds;
     s["outcomes"] = r.system->outcomes;
     s["theorem_holds"] = r.system->theorem_holds();
     for (const auto& m : r.system->non_sc) s["non_sc_outcomes"].push_back(memory_string(p, m));

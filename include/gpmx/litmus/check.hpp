@@ -32,6 +32,7 @@ struct SystemVerdict {
   std::size_t outcomes = 0;
   std::vector<std::vector<Value>> non_sc;  // final memories no SC execution of Pq reaches
   bool cond = false;                       // final condition over the machine's outcomes
+  double seconds = 0;                      // time spent in the machine
   bool theorem_holds() const { return non_sc.empty(); }
 };
 
