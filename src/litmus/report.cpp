@@ -117,7 +117,11 @@ nlohmann::json to_json(const Program& p, const CheckResult& r) {
     j["system"] = s;
   }
   for (const auto& e : r.expectations)
-    j["expectations"].push_back({{"key", e.expect.key}, {"expected", e.expect.value}, {"actual", e.actual}, {"ok", e.ok()}});
+    j["expectations"].push_back({{"key", e.expect.key},
+                                 {"expected", e.expect.value},
+                                 {"checked", !e.actual.empty()},  // e.g. system keys without --system
+                                 {"actual", e.actual},
+                                 {"ok", e.ok()}});
   return j;
 }
 
