@@ -119,3 +119,33 @@ TEST(LitmusRelations, ScopedSynchronization) {
   EXPECT_TRUE(q.so0.has(0, 1));
   EXPECT_FALSE(q.so_hrf.has(0, 1));
 }
+
+TEST(LitmusEvents, UsedFollowsAddressDataAndControlDependencies) {
+  // One thread, so one execution; events in program order.
+  const auto xs = all_executions(R"(init { a = 0; b[2] = 0; c = 0; d = 0; e = 0; o = 0; }
+    thread T {
+      r = load.data a;          # 0: feeds an address
+      s = load.data b[r + 1];   # 1: feeds a stored value (through arithmetic)
+      t = s * 2;
+      store.data o, t;          # 2
+      u = load.data c;          # 3: feeds a branch
+      if (u == 0) { store.data o, 1; }  # 4
+      v = load.data d;          # 5: never used
+      w = rmw.add.data e, 1;    # 6: used by its own await
+      z = load.data e await z == 1;     # 7
+    })");
+  ASSERT_EQ(xs.size(), 1U);
+  const auto& ev = xs[0].events;
+  ASSERT_EQ(ev.size(), 8U);
+  EXPECT_TRUE(ev[0].used);
+  EXPECT_EQ(ev[1].addr, 2);  // b[1]
+  EXPECT_TRUE(ev[1].used);
+  EXPECT_FALSE(ev[2].used);  // stores load nothing
+  EXPECT_TRUE(ev[3].used);
+  EXPECT_FALSE(ev[5].used);
+  EXPECT_FALSE(ev[6].used);
+  EXPECT_TRUE(ev[7].used);
+  EXPECT_EQ(ev[6].rval, 0);
+  EXPECT_EQ(ev[6].wval, 1);
+  EXPECT_EQ(ev[7].rval, 1);
+}
