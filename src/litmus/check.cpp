@@ -70,6 +70,7 @@ CheckResult check_program(const Program& p, const CheckOptions& opt) {
   std::set<std::vector<Value>> sc_memories;
   bool any_complete = false, all_sat = true, any_sat = false;
   EnumOptions eo;
+  eo.reduce = opt.reduce;
   res.sc = enumerate_sc(p, eo, [&](const Execution& x) {
     bool need = false;
     for (const auto& v : res.models) need = need || (!settled(v) && !(v.model == Model::DRFrlx && quantum));
@@ -107,6 +108,7 @@ CheckResult check_program(const Program& p, const CheckOptions& opt) {
     res.domain.assign(dom.begin(), dom.end());
     EnumOptions q;
     q.quantum_equivalent = true;
+    q.reduce = opt.reduce;
     q.domain = res.domain;
     auto* rlx = static_cast<ModelVerdict*>(nullptr);
     for (auto& v : res.models)

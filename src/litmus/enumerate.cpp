@@ -333,7 +333,7 @@ class Enumerator {
     // A safe step commutes with everything the other threads can still do,
     // so it alone is explored (or, if it sleeps, nothing new remains here).
     int only = -1;
-    for (int t = 0; t < nt && only < 0; ++t)
+    for (int t = 0; t < nt && only < 0 && opt_.reduce; ++t)
       if (!ch[static_cast<std::size_t>(t)].empty() && safe(n, t)) only = t;
     if (only >= 0 && ((sleep >> only) & 1U) != 0) {
       ++stats_.sleep_blocked;
@@ -355,7 +355,7 @@ class Enumerator {
           const std::uint64_t ub = std::uint64_t{1} << u;
           if ((done & ub) != 0 && u != t && independent(n.th[static_cast<std::size_t>(u)], e)) child_sleep |= ub;
         }
-        dfs(child, child_sleep);
+        dfs(child, opt_.reduce ? child_sleep : 0);
         events_.pop_back();
       }
       done |= bit;

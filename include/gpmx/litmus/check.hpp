@@ -61,6 +61,7 @@ struct CheckResult {
 struct CheckOptions {
   std::vector<Model> models;  // empty: all five
   bool system = false;
+  bool reduce = true;  // partial-order reduction in the SC enumeration
 };
 
 CheckResult check_program(const Program& p, const CheckOptions& opt = {});

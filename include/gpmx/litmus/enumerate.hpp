@@ -16,6 +16,9 @@ struct EnumOptions {
   bool quantum_equivalent = false;
   std::vector<Value> domain;
   std::uint64_t max_executions = 50'000'000;  // guard against runaway tests
+  // Partial-order reduction (sleep sets, safe steps). Off: every interleaving,
+  // which the tests use to cross-check the reduction.
+  bool reduce = true;
 };
 
 struct EnumStats {
