@@ -8,5 +8,7 @@ namespace gpmx::cli {
 void register_demo(CLI::App& app);
 // Adds `gpmx bench ...` to app.
 void register_bench(CLI::App& app);
+// Adds `gpmx litmus FILE...` to app.
+void register_litmus(CLI::App& app);
 
 }  // namespace gpmx::cli

@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   gpmx::cli::register_demo(app);
   gpmx::cli::register_bench(app);
+  gpmx::cli::register_litmus(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

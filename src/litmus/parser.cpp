@@ -1,0 +1,552 @@
+// Recursive-descent parser; threads are compiled to flat code as they are read.
+#include "gpmx/litmus/parser.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "lexer.hpp"
+
+namespace gpmx::litmus {
+
+ParseError::ParseError(const std::string& file, SrcPos p, const std::string& msg)
+    : std::runtime_error(fmt::format("{}:{}:{}: {}", file, p.line, p.col, msg)), pos(p) {}
+
+namespace {
+
+using detail::Token;
+
+const std::map<std::string, Label>& label_names() {
+  static const std::map<std::string, Label> m{
+      {"data", Label::Data},           {"paired", Label::Paired},
+      {"unpaired", Label::Unpaired},   {"commutative", Label::Commutative},
+      {"comm", Label::Commutative},    {"non-ordering", Label::NonOrdering},
+      {"nonordering", Label::NonOrdering}, {"speculative", Label::Speculative},
+      {"spec", Label::Speculative},    {"quantum", Label::Quantum}};
+  return m;
+}
+
+const std::map<std::string, RmwOp>& rmw_names() {
+  static const std::map<std::string, RmwOp> m{
+      {"add", RmwOp::Add}, {"sub", RmwOp::Sub}, {"inc", RmwOp::Inc}, {"dec", RmwOp::Dec},
+      {"and", RmwOp::And}, {"or", RmwOp::Or},   {"min", RmwOp::Min}, {"max", RmwOp::Max},
+      {"xchg", RmwOp::Exchange}, {"exchange", RmwOp::Exchange},
+      {"cas", RmwOp::CompareExchange}, {"compare-exchange", RmwOp::CompareExchange}};
+  return m;
+}
+
+int operand_count(RmwOp op) {
+  switch (op) {
+    case RmwOp::Inc:
+    case RmwOp::Dec: return 0;
+    case RmwOp::CompareExchange: return 2;
+    default: return 1;
+  }
+}
+
+const char* const kModelKeys[] = {"drf0", "drf1", "drfrlx", "hrf-direct", "hrf-indirect"};
+const char* const kRaceClasses[] = {"data", "commutative", "non-ordering", "speculative", "quantum",
+                                    "heterogeneous"};
+
+class Parser {
+ public:
+  Parser(std::vector<Token> toks, std::string file) : toks_(std::move(toks)), file_(std::move(file)) {}
+
+  Program run() {
+    prog_.file = file_;
+    while (!at_end()) item();
+    if (prog_.threads.empty()) fail(peek().pos, "a litmus test needs at least one thread");
+    return std::move(prog_);
+  }
+
+ private:
+  std::vector<Token> toks_;
+  std::size_t i_ = 0;
+  std::string file_;
+  Program prog_;
+  Thread* thr_ = nullptr;
+  int hidden_ = 0;
+
+  [[noreturn]] void fail(SrcPos p, const std::string& msg) const { throw ParseError(file_, p, msg); }
+  const Token& peek(std::size_t k = 0) const { return toks_[std::min(i_ + k, toks_.size() - 1)]; }
+  bool at_end() const { return peek().kind == Token::Kind::End; }
+  bool is(const char* text) const {
+    return (peek().kind == Token::Kind::Punct || peek().kind == Token::Kind::Ident) && peek().text == text;
+  }
+  bool accept(const char* text) {
+    if (!is(text)) return false;
+    ++i_;
+    return true;
+  }
+  const Token& expect(const char* text) {
+    if (!is(text)) fail(peek().pos, fmt::format("expected '{}' but found '{}'", text, peek().text));
+    return toks_[i_++];
+  }
+  const Token& ident(const char* what) {
+    if (peek().kind != Token::Kind::Ident) fail(peek().pos, fmt::format("expected {} but found '{}'", what, peek().text));
+    return toks_[i_++];
+  }
+  Value number() {
+    const bool neg = accept("-");
+    if (peek().kind != Token::Kind::Number) fail(peek().pos, fmt::format("expected a number but found '{}'", peek().text));
+    const Value v = toks_[i_++].number;
+    return neg ? -v : v;
+  }
+
+  void item() {
+    const Token& t = peek();
+    if (accept("litmus")) {
+      if (peek().kind != Token::Kind::Ident && peek().kind != Token::Kind::String) fail(peek().pos, "expected a test name");
+      prog_.name = toks_[i_++].text;
+      accept(";");
+    } else if (accept("domain")) {
+      do { prog_.domain.push_back(number()); } while (accept(","));
+      expect(";");
+    } else if (accept("init")) {
+      init_block();
+    } else if (accept("thread")) {
+      thread_decl();
+    } else if (is("exists") || is("forall")) {
+      if (prog_.cond_kind != Program::Cond::None) fail(t.pos, "only one final condition is allowed");
+      prog_.cond_kind = t.text == "exists" ? Program::Cond::Exists : Program::Cond::Forall;
+      ++i_;
+      expect("(");
+      prog_.cond = expr(true);
+      expect(")");
+      accept(";");
+    } else if (accept("expect")) {
+      expectation();
+    } else {
+      fail(t.pos, fmt::format("expected litmus, domain, init, thread, exists, forall or expect but found '{}'", t.text));
+    }
+  }
+
+  void expectation() {
+    Expectation e;
+    e.pos = peek().pos;
+    e.key = ident("a model or 'sc', 'system', 'theorem'").text;
+    expect("=");
+    const auto& keys = kModelKeys;
+    const bool model = std::find(std::begin(keys), std::end(keys), e.key) != std::end(keys);
+    if (model) {
+      std::vector<std::string> classes;
+      do {
+        const Token& v = ident("a verdict");
+        const bool ok = v.text == "legal" ||
+                        std::find(std::begin(kRaceClasses), std::end(kRaceClasses), v.text) != std::end(kRaceClasses);
+        if (!ok) fail(v.pos, fmt::format("unknown verdict '{}' (legal or a race class)", v.text));
+        classes.push_back(v.text);
+      } while (accept(","));
+      std::sort(classes.begin(), classes.end());
+      if (classes.size() > 1 && std::find(classes.begin(), classes.end(), "legal") != classes.end())
+        fail(e.pos, "'legal' cannot be combined with race classes");
+      for (std::size_t k = 0; k < classes.size(); ++k) e.value += (k ? "," : "") + classes[k];
+    } else if (e.key == "sc" || e.key == "system") {
+      const Token& v = ident("true or false");
+      if (v.text != "true" && v.text != "false") fail(v.pos, "expected true or false");
+      e.value = v.text;
+    } else if (e.key == "theorem") {
+      const Token& v = ident("holds or broken");
+      if (v.text != "holds" && v.text != "broken") fail(v.pos, "expected holds or broken");
+      e.value = v.text;
+    } else {
+      fail(e.pos, fmt::format("unknown expectation key '{}'", e.key));
+    }
+    expect(";");
+    prog_.expects.push_back(e);
+  }
+
+  void init_block() {
+    expect("{");
+    while (!accept("}")) {
+      const Token& name = ident("a location name");
+      for (const auto& l : prog_.locs)
+        if (l.name == name.text) fail(name.pos, fmt::format("location '{}' declared twice", name.text));
+      Location loc;
+      loc.name = name.text;
+      loc.base = prog_.mem_size;
+      bool array = false;
+      if (accept("[")) {
+        const Value n = number();
+        if (n < 1 || n > 64) fail(name.pos, "array size must be between 1 and 64");
+        loc.size = static_cast<int>(n);
+        array = true;
+        expect("]");
+      }
+      expect("=");
+      if (accept("{")) {
+        do { loc.init.push_back(number()); } while (accept(","));
+        expect("}");
+        if (static_cast<int>(loc.init.size()) != loc.size)
+          fail(name.pos, fmt::format("location '{}' has {} initial values for {} elements", loc.name,
+                                     loc.init.size(), loc.size));
+      } else {
+        loc.init.assign(static_cast<std::size_t>(loc.size), number());
+      }
+      (void)array;
+      prog_.mem_size += loc.size;
+      prog_.locs.push_back(std::move(loc));
+      if (!accept(";") && !is("}")) fail(peek().pos, fmt::format("expected ';' but found '{}'", peek().text));
+    }
+  }
+
+  void thread_decl() {
+    Thread t;
+    const Token& name = ident("a thread name");
+    for (const auto& o : prog_.threads)
+      if (o.name == name.text) fail(name.pos, fmt::format("thread '{}' declared twice", name.text));
+    t.name = name.text;
+    t.cu = static_cast<int>(prog_.threads.size());
+    if (accept("cu")) t.cu = static_cast<int>(number());
+    prog_.threads.push_back(std::move(t));
+    thr_ = &prog_.threads.back();
+    hidden_ = 0;
+    block();
+    thr_ = nullptr;
+  }
+
+  int reg_index(const std::string& name) {
+    auto& regs = thr_->regs;
+    auto it = std::find(regs.begin(), regs.end(), name);
+    if (it != regs.end()) return static_cast<int>(it - regs.begin());
+    regs.push_back(name);
+    return static_cast<int>(regs.size() - 1);
+  }
+
+  int loc_index(const Token& t) const {
+    for (std::size_t k = 0; k < prog_.locs.size(); ++k)
+      if (prog_.locs[k].name == t.text) return static_cast<int>(k);
+    fail(t.pos, fmt::format("unknown location '{}' (declare it in init)", t.text));
+  }
+
+  int here() const { return static_cast<int>(thr_->code.size()); }
+  Instr& emit(Instr in) {
+    thr_->code.push_back(std::move(in));
+    return thr_->code.back();
+  }
+
+  void block() {
+    expect("{");
+    while (!accept("}")) {
+      if (at_end()) fail(peek().pos, "unexpected end of file inside a block");
+      stmt();
+    }
+  }
+
+  static bool is_keyword(const std::string& s) {
+    static const char* const kw[] = {"load", "store", "rmw", "if", "else", "repeat", "while", "bound", "await"};
+    return std::find(std::begin(kw), std::end(kw), s) != std::end(kw);
+  }
+
+  void stmt() {
+    const Token& t = peek();
+    if (t.kind != Token::Kind::Ident) fail(t.pos, fmt::format("expected a statement but found '{}'", t.text));
+    if (t.text == "if") return if_stmt();
+    if (t.text == "repeat") return repeat_stmt();
+    if (t.text == "while") return while_stmt();
+    if (t.text == "store" || t.text == "rmw") {
+      access(-1);
+      return;
+    }
+    if (is_keyword(t.text)) fail(t.pos, fmt::format("'{}' cannot start a statement", t.text));
+    ++i_;
+    const int dst = reg_index(t.text);
+    expect("=");
+    if (is("load") || is("rmw")) {
+      access(dst);
+      return;
+    }
+    Instr in;
+    in.op = Instr::Op::Assign;
+    in.pos = t.pos;
+    in.dst = dst;
+    in.e = expr(false);
+    expect(";");
+    emit(std::move(in));
+  }
+
+  void access(int dst) {
+    const Token& kw = toks_[i_++];
+    Instr in;
+    in.op = Instr::Op::Access;
+    in.pos = kw.pos;
+    in.dst = dst;
+    in.kind = kw.text == "load" ? AccessKind::Load : kw.text == "store" ? AccessKind::Store : AccessKind::Rmw;
+    expect(".");
+    if (in.kind == AccessKind::Rmw) {
+      const Token& op = ident("a read-modify-write operation");
+      auto it = rmw_names().find(op.text);
+      if (it == rmw_names().end())
+        fail(op.pos, fmt::format("unknown read-modify-write '{}' (add sub inc dec and or min max xchg cas)", op.text));
+      in.rmw = it->second;
+      expect(".");
+    }
+    const Token& lab = ident("a label");
+    auto lit = label_names().find(lab.text);
+    if (lit == label_names().end())
+      fail(lab.pos, fmt::format("unknown label '{}' (data paired unpaired commutative non-ordering speculative quantum)", lab.text));
+    in.label = lit->second;
+    if (accept(".")) {
+      const Token& sc = ident("a scope");
+      if (sc.text == "local") in.scope = Scope::Local;
+      else if (sc.text == "global") in.scope = Scope::Global;
+      else fail(sc.pos, fmt::format("unknown scope '{}' (local or global)", sc.text));
+      if (in.label == Label::Data) fail(sc.pos, "data accesses carry no scope");
+    }
+    const Token& lname = ident("a location");
+    in.loc = loc_index(lname);
+    if (accept("[")) {
+      in.index = expr(false);
+      expect("]");
+    } else if (prog_.locs[static_cast<std::size_t>(in.loc)].size != 1) {
+      fail(lname.pos, fmt::format("array '{}' needs an index", lname.text));
+    }
+    int want = in.kind == AccessKind::Store ? 1 : in.kind == AccessKind::Rmw ? operand_count(in.rmw) : 0;
+    for (int k = 0; k < want; ++k) {
+      expect(",");
+      in.operands.push_back(expr(false));
+    }
+    if (accept("await")) {
+      if (dst < 0) fail(kw.pos, "await needs a destination register (r = load ... await cond)");
+      in.await_cond = expr(false);
+    }
+    expect(";");
+    emit(std::move(in));
+  }
+
+  void if_stmt() {
+    const Token& kw = toks_[i_++];
+    expect("(");
+    Instr br;
+    br.op = Instr::Op::BranchFalse;
+    br.pos = kw.pos;
+    br.e = expr(false);
+    expect(")");
+    const int br_at = here();
+    emit(std::move(br));
+    block();
+    if (accept("else")) {
+      Instr j;
+      j.op = Instr::Op::Jump;
+      j.pos = kw.pos;
+      const int j_at = here();
+      emit(std::move(j));
+      thr_->code[static_cast<std::size_t>(br_at)].target = here();
+      if (is("if")) if_stmt(); else block();
+      thr_->code[static_cast<std::size_t>(j_at)].target = here();
+    } else {
+      thr_->code[static_cast<std::size_t>(br_at)].target = here();
+    }
+  }
+
+  Expr reg_expr(int reg, SrcPos p) {
+    Expr e;
+    e.kind = Expr::Kind::Reg;
+    e.reg = reg;
+    e.pos = p;
+    return e;
+  }
+  static Expr const_expr(Value v, SrcPos p) {
+    Expr e;
+    e.value = v;
+    e.pos = p;
+    return e;
+  }
+  static Expr binary(const char* op, Expr a, Expr b) {
+    Expr e;
+    e.kind = Expr::Kind::Binary;
+    e.op = op;
+    e.pos = a.pos;
+    e.kids.push_back(std::move(a));
+    e.kids.push_back(std::move(b));
+    return e;
+  }
+
+  // Loops count in a hidden register so the interpreter needs no loop stack.
+  int loop_counter(SrcPos p) {
+    const int c = reg_index(fmt::format("%loop{}", hidden_++));
+    Instr z;
+    z.op = Instr::Op::Assign;
+    z.dst = c;
+    z.e = const_expr(0, p);
+    z.pos = p;
+    emit(std::move(z));
+    return c;
+  }
+  void loop_increment(int c, SrcPos p) {
+    Instr inc;
+    inc.op = Instr::Op::Assign;
+    inc.dst = c;
+    inc.e = binary("+", reg_expr(c, p), const_expr(1, p));
+    inc.pos = p;
+    emit(std::move(inc));
+  }
+
+  void repeat_stmt() {
+    const Token& kw = toks_[i_++];
+    const Value n = number();
+    if (n < 0 || n > 1000) fail(kw.pos, "repeat count must be between 0 and 1000");
+    const int c = loop_counter(kw.pos);
+    const int top = here();
+    Instr br;
+    br.op = Instr::Op::BranchFalse;
+    br.pos = kw.pos;
+    br.e = binary("<", reg_expr(c, kw.pos), const_expr(n, kw.pos));
+    emit(std::move(br));
+    block();
+    loop_increment(c, kw.pos);
+    Instr j;
+    j.op = Instr::Op::Jump;
+    j.target = top;
+    j.pos = kw.pos;
+    emit(std::move(j));
+    thr_->code[static_cast<std::size_t>(top)].target = here();
+  }
+
+  void while_stmt() {
+    const Token& kw = toks_[i_++];
+    expect("(");
+    Expr cond = expr(false);
+    expect(")");
+    expect("bound");
+    const Value n = number();
+    if (n < 0 || n > 1000) fail(kw.pos, "loop bound must be between 0 and 1000");
+    const int c = loop_counter(kw.pos);
+    const int top = here();
+    Instr br;
+    br.op = Instr::Op::BranchFalse;
+    br.pos = kw.pos;
+    br.e = std::move(cond);
+    emit(std::move(br));
+    const int guard = here();
+    Instr g;
+    g.op = Instr::Op::BranchFalse;
+    g.pos = kw.pos;
+    g.e = binary("<", reg_expr(c, kw.pos), const_expr(n, kw.pos));
+    emit(std::move(g));
+    block();
+    loop_increment(c, kw.pos);
+    Instr j;
+    j.op = Instr::Op::Jump;
+    j.target = top;
+    j.pos = kw.pos;
+    emit(std::move(j));
+    // Bound exhausted while the condition still holds: the thread stops here.
+    thr_->code[static_cast<std::size_t>(guard)].target = here();
+    Instr h;
+    h.op = Instr::Op::HaltBound;
+    h.pos = kw.pos;
+    emit(std::move(h));
+    thr_->code[static_cast<std::size_t>(top)].target = here();
+  }
+
+  // Expressions: in_cond selects final-condition names (T:reg, bare location).
+  Expr expr(bool in_cond) { return binary_level(0, in_cond); }
+
+  Expr binary_level(int level, bool in_cond) {
+    static const std::vector<std::vector<const char*>> levels{
+        {"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<", "<=", ">", ">="}, {"<<", ">>"}, {"+", "-"},
+        {"*", "/", "%"}};
+    if (level == static_cast<int>(levels.size())) return unary(in_cond);
+    Expr lhs = binary_level(level + 1, in_cond);
+    for (;;) {
+      const char* found = nullptr;
+      if (peek().kind == Token::Kind::Punct)
+        for (const char* op : levels[static_cast<std::size_t>(level)])
+          if (peek().text == op) found = op;
+      if (found == nullptr) return lhs;
+      ++i_;
+      Expr rhs = binary_level(level + 1, in_cond);
+      lhs = binary(found, std::move(lhs), std::move(rhs));
+    }
+  }
+
+  Expr unary(bool in_cond) {
+    const Token& t = peek();
+    if (t.kind == Token::Kind::Punct && (t.text == "!" || t.text == "-" || t.text == "~")) {
+      ++i_;
+      Expr e;
+      e.kind = Expr::Kind::Unary;
+      e.op = t.text;
+      e.pos = t.pos;
+      e.kids.push_back(unary(in_cond));
+      return e;
+    }
+    return primary(in_cond);
+  }
+
+  Expr primary(bool in_cond) {
+    const Token& t = peek();
+    if (accept("(")) {
+      Expr e = expr(in_cond);
+      expect(")");
+      return e;
+    }
+    if (t.kind == Token::Kind::Number) {
+      ++i_;
+      return const_expr(t.number, t.pos);
+    }
+    if (t.kind == Token::Kind::Ident) {
+      if (t.text == "true" || t.text == "false") {
+        ++i_;
+        return const_expr(t.text == "true" ? 1 : 0, t.pos);
+      }
+      if (is_keyword(t.text)) fail(t.pos, fmt::format("'{}' cannot appear in an expression", t.text));
+      ++i_;
+      if (!in_cond) return reg_expr(reg_index(t.text), t.pos);
+      if (accept(":")) {
+        const Token& r = ident("a register");
+        for (std::size_t k = 0; k < prog_.threads.size(); ++k) {
+          const auto& th = prog_.threads[k];
+          if (th.name != t.text) continue;
+          auto it = std::find(th.regs.begin(), th.regs.end(), r.text);
+          if (it == th.regs.end()) fail(r.pos, fmt::format("thread '{}' has no register '{}'", t.text, r.text));
+          Expr e = reg_expr(static_cast<int>(it - th.regs.begin()), r.pos);
+          e.thread = static_cast<int>(k);
+          return e;
+        }
+        fail(t.pos, fmt::format("unknown thread '{}' (the condition must follow the threads)", t.text));
+      }
+      Expr e;
+      e.kind = Expr::Kind::Loc;
+      e.loc = loc_index(t);
+      e.pos = t.pos;
+      if (accept("[")) {
+        e.kids.push_back(expr(true));
+        expect("]");
+      } else if (prog_.locs[static_cast<std::size_t>(e.loc)].size != 1) {
+        fail(t.pos, fmt::format("array '{}' needs an index", t.text));
+      }
+      return e;
+    }
+    fail(t.pos, fmt::format("expected an expression but found '{}'", t.text));
+  }
+};
+
+}  // namespace
+
+Program parse_program(const std::string& text, const std::string& file) {
+  Parser p(detail::lex(text, file), file);
+  Program prog = p.run();
+  if (prog.name.empty()) {
+    const auto slash = file.find_last_of('/');
+    std::string base = slash == std::string::npos ? file : file.substr(slash + 1);
+    const auto dot = base.rfind(".litmus");
+    if (dot != std::string::npos) base.resize(dot);
+    prog.name = base;
+  }
+  return prog;
+}
+
+Program parse_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot open file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_program(ss.str(), path);
+}
+
+}  // namespace gpmx::litmus

@@ -1,0 +1,137 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpmx/litmus/parser.hpp"
+
+namespace lt = gpmx::litmus;
+
+namespace {
+
+// Parses text that must fail and returns the error's position.
+lt::SrcPos error_at(const std::string& text, std::string* message = nullptr) {
+  try {
+    (void)lt::parse_program(text, "t.litmus");
+  } catch (const lt::ParseError& e) {
+    if (message) *message = e.what();
+    return e.pos;
+  }
+  ADD_FAILURE() << "no parse error for:\n" << text;
+  return {};
+}
+
+const char* const kGood = R"(
+litmus sample
+domain 5, -2;
+init { x = 0; a[3] = {1, 2, 3}; f = 4; }
+thread P0 cu 2 {
+  store.data x, 1;
+  r = load.paired.local f await r == 4;
+  q = rmw.cas.quantum a[r - 3], 2, 9;
+  rmw.inc.commutative x;
+  repeat 2 { t = t + 1; }
+  while (t < 9) bound 3 { t = t * 2; }
+  if (q == 2) { store.non-ordering x, q; } else { store.speculative x, 0; }
+}
+thread P1 { v = rmw.max.unpaired.global x, 7; }
+exists (P0:q == 2 && a[1] == 9)
+expect drf0 = legal;
+expect drfrlx = quantum, data;
+expect sc = true;
+expect theorem = holds;
+)";
+
+}  // namespace
+
+TEST(LitmusParser, ParsesThreadsAccessesAndExpectations) {
+  const lt::Program p = lt::parse_program(kGood, "t.litmus");
+  EXPECT_EQ(p.name, "sample");
+  ASSERT_EQ(p.threads.size(), 2U);
+  EXPECT_EQ(p.threads[0].cu, 2);
+  EXPECT_EQ(p.threads[1].cu, 1);  // default: its own compute unit
+  ASSERT_EQ(p.locs.size(), 3U);
+  EXPECT_EQ(p.mem_size, 5);
+  EXPECT_EQ(p.initial_memory(), (std::vector<lt::Value>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(p.addr_name(2), "a[1]");
+  EXPECT_EQ(p.domain, (std::vector<lt::Value>{5, -2}));
+
+  std::vector<const lt::Instr*> acc;
+  for (const auto& in : p.threads[0].code)
+    if (in.op == lt::Instr::Op::Access) acc.push_back(&in);
+  ASSERT_EQ(acc.size(), 6U);
+  EXPECT_EQ(acc[0]->kind, lt::AccessKind::Store);
+  EXPECT_EQ(acc[0]->label, lt::Label::Data);
+  EXPECT_EQ(acc[1]->label, lt::Label::Paired);
+  EXPECT_EQ(acc[1]->scope, lt::Scope::Local);
+  EXPECT_TRUE(acc[1]->await_cond.has_value());
+  EXPECT_EQ(acc[2]->rmw, lt::RmwOp::CompareExchange);
+  EXPECT_EQ(acc[2]->operands.size(), 2U);
+  EXPECT_TRUE(acc[2]->index.has_value());
+  EXPECT_EQ(acc[3]->rmw, lt::RmwOp::Inc);
+  EXPECT_EQ(acc[3]->dst, -1);
+  EXPECT_EQ(acc[4]->label, lt::Label::NonOrdering);
+  EXPECT_EQ(acc[5]->label, lt::Label::Speculative);
+  EXPECT_EQ(acc[0]->pos.line, 6);
+  EXPECT_EQ(acc[0]->pos.col, 3);
+  // The bounded while loop compiles to a halt for an exhausted bound.
+  bool halt = false;
+  for (const auto& in : p.threads[0].code) halt = halt || in.op == lt::Instr::Op::HaltBound;
+  EXPECT_TRUE(halt);
+
+  EXPECT_EQ(p.cond_kind, lt::Program::Cond::Exists);
+  ASSERT_EQ(p.expects.size(), 4U);
+  EXPECT_EQ(p.expects[1].key, "drfrlx");
+  EXPECT_EQ(p.expects[1].value, "data,quantum");  // sorted
+  EXPECT_EQ(p.expects[3].value, "holds");
+}
+
+TEST(LitmusParser, NameDefaultsToFileName) {
+  const lt::Program p = lt::parse_program("init { x = 0; } thread T { store.data x, 1; }", "dir/mp_x.litmus");
+  EXPECT_EQ(p.name, "mp_x");
+}
+
+TEST(LitmusParser, ErrorsNameLineAndColumn) {
+  std::string msg;
+  lt::SrcPos pos = error_at("init { x = 0; }\nthread T {\n  store.dat x, 1;\n}", &msg);
+  EXPECT_EQ(pos.line, 3);
+  EXPECT_EQ(pos.col, 9);
+  EXPECT_NE(msg.find("t.litmus:3:9:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unknown label 'dat'"), std::string::npos) << msg;
+
+  pos = error_at("init { x = 0; }\nthread T { store.data y, 1; }", &msg);
+  EXPECT_EQ(pos.line, 2);
+  EXPECT_EQ(pos.col, 23);
+  EXPECT_NE(msg.find("unknown location 'y'"), std::string::npos) << msg;
+
+  pos = error_at("init { x = 0; }\nthread T { r = load.data x }", &msg);
+  EXPECT_EQ(pos.line, 2);
+  EXPECT_EQ(pos.col, 28);
+  EXPECT_NE(msg.find("expected ';'"), std::string::npos) << msg;
+
+  pos = error_at("init { x = 0; }\n\n  thread T { r = 1 @ 2; }", &msg);
+  EXPECT_EQ(pos.line, 3);
+  EXPECT_EQ(pos.col, 20);
+  EXPECT_NE(msg.find("unexpected character '@'"), std::string::npos) << msg;
+
+  pos = error_at("init { x = 0; }\nthread T { load.paired x await 1; }", &msg);
+  EXPECT_EQ(pos.line, 2);
+
+  pos = error_at("init { x = 0; }\nthread T { store.data.local x, 1; }", &msg);
+  EXPECT_NE(msg.find("data accesses carry no scope"), std::string::npos) << msg;
+
+  pos = error_at("init { x = 0; }\nthread T { store.data x, 1; }\nexpect drf1 = racy;", &msg);
+  EXPECT_EQ(pos.line, 3);
+  EXPECT_EQ(pos.col, 15);
+
+  pos = error_at("init { a[2] = 0; }\nthread T { store.data a, 1; }", &msg);
+  EXPECT_NE(msg.find("needs an index"), std::string::npos) << msg;
+
+  pos = error_at("init { x = 0; }\nthread T { r = rmw.mul.paired x, 2; }", &msg);
+  EXPECT_NE(msg.find("unknown read-modify-write 'mul'"), std::string::npos) << msg;
+
+  pos = error_at("init { x = 0; }", &msg);
+  EXPECT_NE(msg.find("at least one thread"), std::string::npos) << msg;
+
+  pos = error_at("init { x = 0; }\nthread T { store.data x, 1; }\nexists (T:nope == 1)", &msg);
+  EXPECT_NE(msg.find("has no register 'nope'"), std::string::npos) << msg;
+}
