@@ -54,8 +54,12 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, rng* det) {
   state_.warp_live.assign(nwarps, full_mask);
   if (state_.nthreads % warp_size)
     state_.warp_live.back() = (1u << (state_.nthreads % warp_size)) - 1u;
-  warps_.resize(nwarps);
-  for (auto& w : warps_) w = warp_slot{};
+  // A block that finished leaves its warp slots clean; only a cancelled one
+  // (or a different block size) needs them reset.
+  if (warps_.size() != nwarps || warps_dirty_) {
+    warps_.assign(nwarps, warp_slot{});
+    warps_dirty_ = false;
+  }
 
   // One arena per block: static __shared__ arrays first, then dynamic.
   const std::size_t static_bytes = L.options->limits.static_shared_bytes;
@@ -343,6 +347,7 @@ block_scheduler::outcome block_scheduler::run_deterministic() {
 }
 
 void block_scheduler::cancel() {
+  warps_dirty_ = true;
   // Copy: cancelling a fiber finishes it, which edits fibers_.
   const std::vector<fiber_record*> victims = fibers_;
   for (fiber_record* rec : victims) {

@@ -93,6 +93,7 @@ class block_scheduler {
   std::uint32_t barrier_arrived_ = 0;
   std::uint32_t barrier_true_ = 0;
   std::vector<warp_slot> warps_;
+  bool warps_dirty_ = false;  // set by cancel(): slots may hold waiters
 
   std::uint64_t events_ = 0;  // exits and arrivals: what counts as progress
   std::vector<std::uint32_t> order_;
