@@ -385,24 +385,33 @@ class Parser {
     emit(std::move(inc));
   }
 
+  // Emits a branch taken when e is false (target patched later); returns its index.
+  int emit_branch_false(Expr e, const SrcPos& pos) {
+    Instr br;
+    br.op = Instr::Op::BranchFalse;
+    br.pos = pos;
+    br.e = std::move(e);
+    emit(std::move(br));
+    return here() - 1;
+  }
+
+  void emit_jump(int target, const SrcPos& pos) {
+    Instr j;
+    j.op = Instr::Op::Jump;
+    j.target = target;
+    j.pos = pos;
+    emit(std::move(j));
+  }
+
   void repeat_stmt() {
     const Token& kw = toks_[i_++];
     const Value n = number();
     if (n < 0 || n > 1000) fail(kw.pos, "repeat count must be between 0 and 1000");
     const int c = loop_counter(kw.pos);
-    const int top = here();
-    Instr br;
-    br.op = Instr::Op::BranchFalse;
-    br.pos = kw.pos;
-    br.e = binary("<", reg_expr(c, kw.pos), const_expr(n, kw.pos));
-    emit(std::move(br));
+    const int top = emit_branch_false(binary("<", reg_expr(c, kw.pos), const_expr(n, kw.pos)), kw.pos);
     block();
     loop_increment(c, kw.pos);
-    Instr j;
-    j.op = Instr::Op::Jump;
-    j.target = top;
-    j.pos = kw.pos;
-    emit(std::move(j));
+    emit_jump(top, kw.pos);
     thr_->code[static_cast<std::size_t>(top)].target = here();
   }
 
@@ -415,25 +424,11 @@ class Parser {
     const Value n = number();
     if (n < 0 || n > 1000) fail(kw.pos, "loop bound must be between 0 and 1000");
     const int c = loop_counter(kw.pos);
-    const int top = here();
-    Instr br;
-    br.op = Instr::Op::BranchFalse;
-    br.pos = kw.pos;
-    br.e = std::move(cond);
-    emit(std::move(br));
-    const int guard = here();
-    Instr g;
-    g.op = Instr::Op::BranchFalse;
-    g.pos = kw.pos;
-    g.e = binary("<", reg_expr(c, kw.pos), const_expr(n, kw.pos));
-    emit(std::move(g));
+    const int top = emit_branch_false(std::move(cond), kw.pos);
+    const int guard = emit_branch_false(binary("<", reg_expr(c, kw.pos), const_expr(n, kw.pos)), kw.pos);
     block();
     loop_increment(c, kw.pos);
-    Instr j;
-    j.op = Instr::Op::Jump;
-    j.target = top;
-    j.pos = kw.pos;
-    emit(std::move(j));
+    emit_jump(top, kw.pos);
     // Bound exhausted while the condition still holds: the thread stops here.
     thr_->code[static_cast<std::size_t>(guard)].target = here();
     Instr h;

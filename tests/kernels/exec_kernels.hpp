@@ -42,38 +42,35 @@ struct indices {
   }
 };
 
-// Tree reduction through static shared memory: one barrier per level.
-// Requires a power-of-two block of at most 1024 threads.
+// Tree reduction of a block's slice of `in` in `partial` (block-sized
+// shared array): one barrier per level. Power-of-two blocks up to 1024.
+template <class Ctx>
+GPMX_HD void tree_sum(Ctx& t, std::uint64_t* partial, const std::uint32_t* in, std::uint64_t* out) {
+  const std::uint32_t r = t.thread_rank();
+  const std::uint32_t n = std::uint32_t(t.block_dim().count());
+  partial[r] = in[t.global_id()];
+  t.syncthreads();
+  for (std::uint32_t stride = n / 2; stride > 0; stride /= 2) {
+    if (r < stride) partial[r] += partial[r + stride];
+    t.syncthreads();
+  }
+  if (r == 0) out[t.block_rank()] = partial[0];
+}
+
+// tree_sum through static shared memory.
 struct block_sum {
   template <class Ctx>
   GPMX_HD void operator()(Ctx& t, const std::uint32_t* in, std::uint64_t* out) const {
     GPMX_SHARED(t, std::uint64_t, partial, 1024);
-    const std::uint32_t r = t.thread_rank();
-    const std::uint32_t n = std::uint32_t(t.block_dim().count());
-    partial[r] = in[t.global_id()];
-    t.syncthreads();
-    for (std::uint32_t stride = n / 2; stride > 0; stride /= 2) {
-      if (r < stride) partial[r] += partial[r + stride];
-      t.syncthreads();
-    }
-    if (r == 0) out[t.block_rank()] = partial[0];
+    tree_sum(t, partial, in, out);
   }
 };
 
-// The same through dynamic shared memory.
+// tree_sum through dynamic shared memory.
 struct block_sum_dynamic {
   template <class Ctx>
   GPMX_HD void operator()(Ctx& t, const std::uint32_t* in, std::uint64_t* out) const {
-    std::uint64_t* partial = t.template dynamic_shared<std::uint64_t>();
-    const std::uint32_t r = t.thread_rank();
-    const std::uint32_t n = std::uint32_t(t.block_dim().count());
-    partial[r] = in[t.global_id()];
-    t.syncthreads();
-    for (std::uint32_t stride = n / 2; stride > 0; stride /= 2) {
-      if (r < stride) partial[r] += partial[r + stride];
-      t.syncthreads();
-    }
-    if (r == 0) out[t.block_rank()] = partial[0];
+    tree_sum(t, t.template dynamic_shared<std::uint64_t>(), in, out);
   }
 };
 
