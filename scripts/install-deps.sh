@@ -9,6 +9,7 @@ packages=(
   libboost-context-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
+  libpmem-dev
 )
 
 missing=()

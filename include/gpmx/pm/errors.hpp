@@ -1,0 +1,38 @@
+#pragma once
+// Errors of the persistent-memory layer: one code per distinct fault, and a
+// message that names the file, region or argument at fault.
+#include <string>
+
+#include "gpmx/exec/errors.hpp"
+
+namespace gpmx::pm {
+
+enum class errc {
+  io,                 // the operating system refused (open, map, sync, rename)
+  already_exists,     // create: the path is taken
+  not_a_pool,         // the file does not start with gpmx's pool magic
+  wrong_version,      // a pool of another format version
+  truncated,          // the file is shorter than its header says
+  checksum_mismatch,  // the header or both namespace tables fail their checksums
+  name_too_long,
+  name_empty,
+  duplicate_name,
+  missing_region,
+  bad_size,           // zero, or larger than the pool can hold
+  table_full,         // the namespace table has no free entry
+  out_of_space,       // no free extent large enough
+  bad_argument,
+};
+
+const char* to_string(errc c);
+
+class pm_error : public error {
+ public:
+  pm_error(errc code, const std::string& what) : error(what), code_(code) {}
+  errc code() const { return code_; }
+
+ private:
+  errc code_;
+};
+
+}  // namespace gpmx::pm

@@ -1,0 +1,103 @@
+#pragma once
+// A pool: one file holding named regions of persistent memory, found again
+// by name after a restart (SBRP's PM-near namespace table, kept in the file).
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpmx/pm/errors.hpp"
+
+namespace gpmx::pm {
+
+// How persist requests reach the file.
+enum class durability {
+  pmem,   // libpmem decides: cache-line flushes on real PM (DAX), msync elsewhere
+  msync,  // always msync the pages
+  none,   // no flushing at all: fast, for experiments; nothing is claimed durable
+};
+const char* to_string(durability d);
+durability durability_from_string(std::string_view s);  // throws pm_error(bad_argument)
+
+struct pool_options {
+  durability mode = durability::pmem;
+  std::uint32_t table_capacity = 256;  // regions the namespace can hold (create only)
+};
+
+struct region_info {
+  std::string name;
+  std::uint64_t offset = 0;  // from the start of the file
+  std::uint64_t size = 0;
+  std::uint64_t flags = 0;   // the caller's; gpmx does not interpret them
+};
+
+inline constexpr std::size_t max_region_name = 47;
+inline constexpr std::uint64_t region_alignment = 4096;
+
+class pool;
+
+// A named region of a pool's mapping. Valid while its pool is open.
+class region {
+ public:
+  region(pool* owner, region_info info, std::byte* data) : owner_(owner), info_(std::move(info)), data_(data) {}
+  const std::string& name() const { return info_.name; }
+  std::uint64_t size() const { return info_.size; }
+  std::uint64_t flags() const { return info_.flags; }
+  std::byte* data() const { return data_; }
+  template <class T>
+  std::span<T> as() const {
+    return {reinterpret_cast<T*>(data_), std::size_t(info_.size / sizeof(T))};
+  }
+  // Makes [data() + offset, + bytes) durable under the pool's setting.
+  void persist(std::uint64_t offset, std::uint64_t bytes) const;
+  void persist() const { persist(0, info_.size); }
+
+ private:
+  pool* owner_;
+  region_info info_;
+  std::byte* data_;
+};
+
+class pool {
+ public:
+  // Creates a new pool file of `size` bytes; fails if `path` exists. The file
+  // appears under its name only once fully initialised and persisted.
+  static pool create(const std::filesystem::path& path, std::uint64_t size, pool_options options = {});
+  // Opens an existing pool; validates everything before returning and never
+  // writes to the file when it fails.
+  static pool open(const std::filesystem::path& path, durability mode = durability::pmem);
+
+  pool(pool&&) noexcept;
+  pool& operator=(pool&&) noexcept;
+  ~pool();
+
+  region create_region(std::string_view name, std::uint64_t size, std::uint64_t flags = 0);
+  region find(std::string_view name);  // throws pm_error(missing_region)
+  bool contains(std::string_view name) const;
+  std::vector<region_info> list() const;
+  void remove_region(std::string_view name);
+
+  // Makes [p, p + bytes) durable under the pool's setting (p inside the mapping).
+  void persist(const void* p, std::uint64_t bytes) const;
+
+  const std::filesystem::path& path() const;
+  std::uint64_t size() const;
+  std::byte* base() const;
+  durability mode() const;
+  bool is_pmem() const;  // libpmem found real persistent memory
+  std::array<std::uint8_t, 16> uuid() const;
+  std::uint64_t created_ns() const;  // creation time, ns since the Unix epoch
+  std::uint32_t table_capacity() const;
+
+ private:
+  struct state;
+  explicit pool(std::unique_ptr<state> s);
+  std::unique_ptr<state> s_;
+};
+
+}  // namespace gpmx::pm

@@ -1,0 +1,43 @@
+#include "mapping.hpp"
+
+#include <libpmem.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+
+namespace gpmx::pm {
+
+mapping::mapping(const std::filesystem::path& path, const std::filesystem::path& shown, durability mode)
+    : path_(shown), mode_(mode) {
+  std::size_t len = 0;
+  int is_pmem = 0;
+  void* p = pmem_map_file(path.c_str(), 0, 0, 0, &len, &is_pmem);
+  if (!p)
+    throw pm_error(errc::io, fmt::format("{}: cannot map: {}", shown.string(), pmem_errormsg()));
+  base_ = static_cast<std::byte*>(p);
+  size_ = len;
+  is_pmem_ = is_pmem != 0;
+}
+
+mapping::~mapping() {
+  if (base_) pmem_unmap(base_, size_);
+}
+
+void mapping::persist(const void* p, std::uint64_t bytes) const {
+  const auto* b = static_cast<const std::byte*>(p);
+  if (b < base_ || b + bytes > base_ + size_)
+    throw pm_error(errc::bad_argument,
+                   fmt::format("{}: persist of {} bytes at offset {} lies outside the {}-byte mapping",
+                               path_.string(), bytes, b - base_, size_));
+  if (bytes == 0 || mode_ == durability::none) return;
+  if (mode_ == durability::pmem && is_pmem_) {
+    pmem_persist(p, bytes);
+    return;
+  }
+  if (pmem_msync(p, bytes) != 0)
+    throw pm_error(errc::io, fmt::format("{}: msync of {} bytes at offset {} failed: {}", path_.string(),
+                                         bytes, b - base_, std::strerror(errno)));
+}
+
+}  // namespace gpmx::pm

@@ -1,0 +1,36 @@
+#pragma once
+// A file mapped with libpmem, and persisting ranges of it under a
+// durability setting.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+
+#include "gpmx/pm/pool.hpp"
+
+namespace gpmx::pm {
+
+class mapping {
+ public:
+  // Maps the whole existing file read-write. Errors name `shown`, the path
+  // the user knows (create maps a temporary name first).
+  mapping(const std::filesystem::path& path, const std::filesystem::path& shown, durability mode);
+  mapping(const mapping&) = delete;
+  mapping& operator=(const mapping&) = delete;
+  ~mapping();
+
+  std::byte* base() const { return base_; }
+  std::uint64_t size() const { return size_; }
+  bool is_pmem() const { return is_pmem_; }
+  durability mode() const { return mode_; }
+  // Throws pm_error(io) if msync fails; a range outside the mapping is bad_argument.
+  void persist(const void* p, std::uint64_t bytes) const;
+
+ private:
+  std::filesystem::path path_;
+  std::byte* base_ = nullptr;
+  std::uint64_t size_ = 0;
+  bool is_pmem_ = false;
+  durability mode_;
+};
+
+}  // namespace gpmx::pm

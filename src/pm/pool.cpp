@@ -1,0 +1,330 @@
+#include "gpmx/pm/pool.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fmt/format.h>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <random>
+
+#include "format.hpp"
+#include "mapping.hpp"
+#include "namespace_table.hpp"
+
+namespace gpmx::pm {
+namespace fs = std::filesystem;
+
+struct pool::state {
+  fs::path path;
+  std::unique_ptr<mapping> map;
+  format::header header{};
+  std::optional<namespace_table> table;
+  mutable std::mutex mutex;  // namespace updates
+
+  std::string where() const { return path.string(); }
+};
+
+namespace {
+
+[[noreturn]] void fail(errc code, const std::string& what) { throw pm_error(code, what); }
+
+std::string entry_name(const format::entry& e) { return std::string(e.name, strnlen(e.name, sizeof e.name)); }
+
+region_info info_of(const format::entry& e) { return {entry_name(e), e.offset, e.size, e.flags}; }
+
+void fsync_path(const fs::path& p, const std::string& shown) {
+  const int fd = ::open(p.c_str(), O_RDONLY);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    fail(errc::io, fmt::format("{}: fsync failed: {}", shown, std::strerror(err)));
+  }
+  ::close(fd);
+}
+
+std::uint64_t now_ns() {
+  return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count());
+}
+
+// Reads and checks the header without mapping (a failed open writes nothing).
+format::header read_header(const fs::path& path) {
+  std::error_code ec;
+  const auto file_size = fs::file_size(path, ec);
+  if (ec) fail(errc::io, fmt::format("{}: cannot open pool: {}", path.string(), ec.message()));
+  format::header h{};
+  if (file_size < sizeof h)
+    fail(errc::truncated,
+         fmt::format("{}: {} bytes, smaller than a pool header ({} bytes)", path.string(), file_size, sizeof h));
+  std::ifstream in(path, std::ios::binary);
+  if (!in.read(reinterpret_cast<char*>(&h), sizeof h))
+    fail(errc::io, fmt::format("{}: cannot read the pool header", path.string()));
+  if (std::memcmp(h.magic, format::magic, sizeof h.magic) != 0)
+    fail(errc::not_a_pool, fmt::format("{}: not a gpmx pool (no GPMXPOOL magic)", path.string()));
+  if (h.version != format::version)
+    fail(errc::wrong_version, fmt::format("{}: pool format version {}, this gpmx reads version {}", path.string(),
+                                          h.version, format::version));
+  if (format::header_checksum(h) != h.checksum)
+    fail(errc::checksum_mismatch, fmt::format("{}: pool header checksum mismatch", path.string()));
+  if (h.features != 0)
+    fail(errc::wrong_version, fmt::format("{}: pool uses feature bits {:#x} this gpmx does not know",
+                                          path.string(), h.features));
+  if (file_size < h.pool_size)
+    fail(errc::truncated, fmt::format("{}: {} bytes, but its header describes a {}-byte pool", path.string(),
+                                      file_size, h.pool_size));
+  const bool layout_ok = h.table_bytes == format::table_bytes_for(h.table_capacity) &&
+                         h.table_offset >= format::header_bytes &&
+                         h.table_offset + 2 * h.table_bytes <= h.data_offset && h.data_offset <= h.pool_size;
+  if (!layout_ok) fail(errc::not_a_pool, fmt::format("{}: inconsistent pool header layout", path.string()));
+  return h;
+}
+
+void check_entries(const std::vector<format::entry>& entries, const format::header& h, const std::string& where) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> extents;
+  for (const auto& e : entries) {
+    const std::string name = entry_name(e);
+    if (name.empty() || name.size() > max_region_name || e.size == 0 || e.offset < h.data_offset ||
+        e.offset > h.pool_size || e.size > h.pool_size - e.offset)
+      fail(errc::not_a_pool, fmt::format("{}: namespace entry '{}' is corrupt", where, name));
+    extents.emplace_back(e.offset, e.offset + e.size);
+  }
+  std::sort(extents.begin(), extents.end());
+  for (std::size_t i = 1; i < extents.size(); ++i)
+    if (extents[i].first < extents[i - 1].second)
+      fail(errc::not_a_pool, fmt::format("{}: namespace entries overlap", where));
+}
+
+}  // namespace
+
+const char* to_string(errc c) {
+  switch (c) {
+    case errc::io: return "io";
+    case errc::already_exists: return "already_exists";
+    case errc::not_a_pool: return "not_a_pool";
+    case errc::wrong_version: return "wrong_version";
+    case errc::truncated: return "truncated";
+    case errc::checksum_mismatch: return "checksum_mismatch";
+    case errc::name_too_long: return "name_too_long";
+    case errc::name_empty: return "name_empty";
+    case errc::duplicate_name: return "duplicate_name";
+    case errc::missing_region: return "missing_region";
+    case errc::bad_size: return "bad_size";
+    case errc::table_full: return "table_full";
+    case errc::out_of_space: return "out_of_space";
+    case errc::bad_argument: return "bad_argument";
+  }
+  return "?";
+}
+
+const char* to_string(durability d) {
+  switch (d) {
+    case durability::pmem: return "pmem";
+    case durability::msync: return "msync";
+    case durability::none: return "none";
+  }
+  return "?";
+}
+
+durability durability_from_string(std::string_view s) {
+  if (s == "pmem") return durability::pmem;
+  if (s == "msync") return durability::msync;
+  if (s == "none") return durability::none;
+  fail(errc::bad_argument, fmt::format("durability '{}' is not one of pmem, msync, none", s));
+}
+
+pool::pool(std::unique_ptr<state> s) : s_(std::move(s)) {}
+pool::pool(pool&&) noexcept = default;
+pool& pool::operator=(pool&&) noexcept = default;
+pool::~pool() = default;
+
+pool pool::create(const fs::path& path, std::uint64_t size, pool_options options) {
+  if (options.table_capacity == 0 || options.table_capacity > 65536)
+    fail(errc::bad_argument, fmt::format("{}: table capacity {} is not in [1, 65536]", path.string(),
+                                         options.table_capacity));
+  const std::uint64_t table_bytes = format::table_bytes_for(options.table_capacity);
+  const std::uint64_t data_offset = format::header_bytes + 2 * table_bytes;
+  const std::uint64_t minimum = data_offset + region_alignment;
+  if (size < minimum)
+    fail(errc::bad_size, fmt::format("{}: a pool of {} bytes cannot hold its metadata and one region; "
+                                     "at least {} bytes are needed",
+                                     path.string(), size, minimum));
+  std::error_code ec;
+  if (fs::exists(path, ec)) fail(errc::already_exists, fmt::format("{}: already exists", path.string()));
+
+  // Build the pool under a temporary name; it takes its real name only
+  // once complete, so a crash during creation leaves no half-made pool.
+  const fs::path tmp = path.string() + fmt::format(".creating.{}", ::getpid());
+  const int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) fail(errc::io, fmt::format("{}: cannot create: {}", path.string(), std::strerror(errno)));
+  const int alloc = ::posix_fallocate(fd, 0, off_t(size));
+  ::close(fd);
+  if (alloc != 0) {
+    fs::remove(tmp, ec);
+    fail(errc::io, fmt::format("{}: cannot reserve {} bytes: {}", path.string(), size, std::strerror(alloc)));
+  }
+  try {
+    auto s = std::make_unique<state>();
+    s->path = path;
+    s->map = std::make_unique<mapping>(tmp, path, options.mode);
+    format::header& h = s->header;
+    std::memcpy(h.magic, format::magic, sizeof h.magic);
+    h.version = format::version;
+    h.features = 0;
+    std::random_device rd;
+    for (auto& b : h.uuid) b = std::uint8_t(rd());
+    h.uuid[6] = std::uint8_t((h.uuid[6] & 0x0f) | 0x40);  // RFC 4122 version 4
+    h.uuid[8] = std::uint8_t((h.uuid[8] & 0x3f) | 0x80);
+    h.created_ns = now_ns();
+    h.pool_size = size;
+    h.table_offset = format::header_bytes;
+    h.table_bytes = table_bytes;
+    h.table_capacity = options.table_capacity;
+    h.data_offset = data_offset;
+    h.checksum = format::header_checksum(h);
+    std::byte* base = s->map->base();
+    namespace_table::format_empty(base + h.table_offset, table_bytes);
+    std::memcpy(base, &h, sizeof h);
+    if (options.mode != durability::none) {
+      s->map->persist(base, data_offset);
+      fsync_path(tmp, path.string());
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0)
+      fail(errc::io, fmt::format("{}: cannot rename the new pool into place: {}", path.string(),
+                                 std::strerror(errno)));
+    if (options.mode != durability::none) fsync_path(path.parent_path().empty() ? "." : path.parent_path(), path.string());
+    const mapping* m = s->map.get();
+    s->table.emplace(base + h.table_offset, table_bytes, h.table_capacity,
+                     [m](const void* p, std::size_t n) { m->persist(p, n); }, path.string());
+    return pool(std::move(s));
+  } catch (...) {
+    fs::remove(tmp, ec);
+    throw;
+  }
+}
+
+pool pool::open(const fs::path& path, durability mode) {
+  auto s = std::make_unique<state>();
+  s->path = path;
+  s->header = read_header(path);
+  s->map = std::make_unique<mapping>(path, path, mode);
+  const format::header& h = s->header;
+  const mapping* m = s->map.get();
+  s->table.emplace(s->map->base() + h.table_offset, h.table_bytes, h.table_capacity,
+                   [m](const void* p, std::size_t n) { m->persist(p, n); }, path.string());
+  check_entries(s->table->entries(), h, path.string());
+  return pool(std::move(s));
+}
+
+region pool::create_region(std::string_view name, std::uint64_t size, std::uint64_t flags) {
+  const std::string where = s_->where();
+  if (name.empty()) fail(errc::name_empty, fmt::format("{}: a region name may not be empty", where));
+  if (name.size() > max_region_name)
+    fail(errc::name_too_long, fmt::format("{}: region name '{}' has {} characters; at most {}", where, name,
+                                          name.size(), max_region_name));
+  if (name.find('\0') != std::string_view::npos)
+    fail(errc::bad_argument, fmt::format("{}: region name contains a NUL character", where));
+  const format::header& h = s_->header;
+  if (size == 0) fail(errc::bad_size, fmt::format("{}: region '{}' of size 0", where, name));
+  if (size > h.pool_size - h.data_offset)
+    fail(errc::bad_size, fmt::format("{}: region '{}' of {} bytes exceeds the pool's {} bytes of data space",
+                                     where, name, size, h.pool_size - h.data_offset));
+
+  std::lock_guard lock(s_->mutex);
+  std::vector<format::entry> entries = s_->table->entries();
+  for (const auto& e : entries)
+    if (entry_name(e) == name) fail(errc::duplicate_name, fmt::format("{}: region '{}' already exists", where, name));
+  if (entries.size() >= h.table_capacity)
+    fail(errc::table_full, fmt::format("{}: the namespace table holds its maximum of {} regions; cannot add '{}'",
+                                       where, h.table_capacity, name));
+  // First fit between existing regions, in offset order.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> used;
+  for (const auto& e : entries) used.emplace_back(e.offset, e.offset + e.size);
+  std::sort(used.begin(), used.end());
+  const std::uint64_t rounded = (size + region_alignment - 1) / region_alignment * region_alignment;
+  std::uint64_t at = h.data_offset;
+  bool found = false;
+  for (const auto& [begin, end] : used) {
+    if (begin >= at && begin - at >= rounded) {
+      found = true;
+      break;
+    }
+    at = std::max(at, (end + region_alignment - 1) / region_alignment * region_alignment);
+  }
+  if (!found && at <= h.pool_size && h.pool_size - at >= size) found = true;
+  if (!found)
+    fail(errc::out_of_space, fmt::format("{}: no free extent of {} bytes for region '{}'", where, size, name));
+
+  // A new region starts zeroed and durable before the table names it.
+  std::byte* data = s_->map->base() + at;
+  std::memset(data, 0, size);
+  s_->map->persist(data, size);
+
+  format::entry e{};
+  std::memcpy(e.name, name.data(), name.size());
+  e.offset = at;
+  e.size = size;
+  e.flags = flags;
+  entries.push_back(e);
+  s_->table->commit(std::move(entries));
+  return region(this, info_of(e), data);
+}
+
+region pool::find(std::string_view name) {
+  std::lock_guard lock(s_->mutex);
+  for (const auto& e : s_->table->entries())
+    if (entry_name(e) == name) return region(this, info_of(e), s_->map->base() + e.offset);
+  fail(errc::missing_region, fmt::format("{}: no region named '{}'", s_->where(), name));
+}
+
+bool pool::contains(std::string_view name) const {
+  std::lock_guard lock(s_->mutex);
+  for (const auto& e : s_->table->entries())
+    if (entry_name(e) == name) return true;
+  return false;
+}
+
+std::vector<region_info> pool::list() const {
+  std::lock_guard lock(s_->mutex);
+  std::vector<region_info> out;
+  for (const auto& e : s_->table->entries()) out.push_back(info_of(e));
+  return out;
+}
+
+void pool::remove_region(std::string_view name) {
+  std::lock_guard lock(s_->mutex);
+  std::vector<format::entry> entries = s_->table->entries();
+  const auto it = std::find_if(entries.begin(), entries.end(), [&](const format::entry& e) { return entry_name(e) == name; });
+  if (it == entries.end()) fail(errc::missing_region, fmt::format("{}: no region named '{}' to remove", s_->where(), name));
+  entries.erase(it);
+  s_->table->commit(std::move(entries));
+}
+
+void pool::persist(const void* p, std::uint64_t bytes) const { s_->map->persist(p, bytes); }
+const fs::path& pool::path() const { return s_->path; }
+std::uint64_t pool::size() const { return s_->header.pool_size; }
+std::byte* pool::base() const { return s_->map->base(); }
+durability pool::mode() const { return s_->map->mode(); }
+bool pool::is_pmem() const { return s_->map->is_pmem(); }
+std::uint64_t pool::created_ns() const { return s_->header.created_ns; }
+std::uint32_t pool::table_capacity() const { return std::uint32_t(s_->header.table_capacity); }
+std::array<std::uint8_t, 16> pool::uuid() const {
+  std::array<std::uint8_t, 16> u;
+  std::memcpy(u.data(), s_->header.uuid, u.size());
+  return u;
+}
+
+void region::persist(std::uint64_t offset, std::uint64_t bytes) const {
+  if (offset > info_.size || bytes > info_.size - offset)
+    throw pm_error(errc::bad_argument, fmt::format("region '{}': persist of [{}, {}) is outside its {} bytes",
+                                                   info_.name, offset, offset + bytes, info_.size));
+  owner_->persist(data_ + offset, bytes);
+}
+
+}  // namespace gpmx::pm
