@@ -37,6 +37,23 @@ void thread_ctx::deterministic_yield() {
   b_->scheduler->maybe_yield(*this);
 }
 
+void persist_lines(std::vector<pm_line>& lines) {
+  if (lines.empty()) return;
+  // Sort by domain and address, then flush each run of adjacent lines once.
+  std::sort(lines.begin(), lines.end(), [](const pm_line& a, const pm_line& b) {
+    return a.domain != b.domain ? std::less<>()(a.domain, b.domain) : a.line < b.line;
+  });
+  std::size_t i = 0;
+  while (i < lines.size()) {
+    std::size_t j = i + 1;
+    while (j < lines.size() && lines[j].domain == lines[i].domain && lines[j].line <= lines[j - 1].line + 1) ++j;
+    const auto* start = reinterpret_cast<const void*>(lines[i].line * persist_line_bytes);
+    lines[i].domain->persist_range(start, (lines[j - 1].line - lines[i].line + 1) * persist_line_bytes);
+    i = j;
+  }
+  lines.clear();
+}
+
 namespace detail {
 
 void block_state::publish_exits(std::uint32_t from, std::uint32_t to, dim3 reporter) {

@@ -20,9 +20,20 @@
 namespace gpmx::pm {
 namespace fs = std::filesystem;
 
+// The pool as the executor sees it: a place whose ranges can be persisted.
+class pool_domain final : public persist_domain {
+ public:
+  explicit pool_domain(const mapping* m) : map_(m) {}
+  void persist_range(const void* p, std::size_t bytes) const override { map_->persist(p, bytes); }
+
+ private:
+  const mapping* map_;
+};
+
 struct pool::state {
   fs::path path;
   std::unique_ptr<mapping> map;
+  std::unique_ptr<pool_domain> domain;
   format::header header{};
   std::optional<namespace_table> table;
   mutable std::mutex mutex;  // namespace updates
@@ -173,6 +184,7 @@ pool pool::create(const fs::path& path, std::uint64_t size, pool_options options
     auto s = std::make_unique<state>();
     s->path = path;
     s->map = std::make_unique<mapping>(tmp, path, options.mode);
+    s->domain = std::make_unique<pool_domain>(s->map.get());
     format::header& h = s->header;
     std::memcpy(h.magic, format::magic, sizeof h.magic);
     h.version = format::version;
@@ -214,6 +226,7 @@ pool pool::open(const fs::path& path, durability mode) {
   s->path = path;
   s->header = read_header(path);
   s->map = std::make_unique<mapping>(path, path, mode);
+  s->domain = std::make_unique<pool_domain>(s->map.get());
   const format::header& h = s->header;
   const mapping* m = s->map.get();
   s->table.emplace(s->map->base() + h.table_offset, h.table_bytes, h.table_capacity,
@@ -307,6 +320,8 @@ void pool::remove_region(std::string_view name) {
 }
 
 void pool::persist(const void* p, std::uint64_t bytes) const { s_->map->persist(p, bytes); }
+const persist_domain* pool::domain() const { return s_->domain.get(); }
+const persist_domain* region::domain() const { return owner_->domain(); }
 const fs::path& pool::path() const { return s_->path; }
 std::uint64_t pool::size() const { return s_->header.pool_size; }
 std::byte* pool::base() const { return s_->map->base(); }

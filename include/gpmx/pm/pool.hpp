@@ -11,7 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "gpmx/exec/persist_domain.hpp"
 #include "gpmx/pm/errors.hpp"
+#include "gpmx/pm/view.hpp"
 
 namespace gpmx::pm {
 
@@ -53,6 +55,13 @@ class region {
   std::span<T> as() const {
     return {reinterpret_cast<T*>(data_), std::size_t(info_.size / sizeof(T))};
   }
+  // A typed view whose stores kernels make visible to the runtime.
+  template <class T>
+  pm_span<T> span() const {
+    return {reinterpret_cast<T*>(data_), std::size_t(info_.size / sizeof(T)), domain()};
+  }
+  // The pool, as the executor sees it.
+  const persist_domain* domain() const;
   // Makes [data() + offset, + bytes) durable under the pool's setting.
   void persist(std::uint64_t offset, std::uint64_t bytes) const;
   void persist() const { persist(0, info_.size); }
@@ -84,6 +93,8 @@ class pool {
 
   // Makes [p, p + bytes) durable under the pool's setting (p inside the mapping).
   void persist(const void* p, std::uint64_t bytes) const;
+  // What PM views record stores against; persist_range is persist().
+  const persist_domain* domain() const;
 
   const std::filesystem::path& path() const;
   std::uint64_t size() const;

@@ -48,14 +48,23 @@ void thread_loop(void* closure, block_state& block, fiber_record& fiber) {
   // A private copy of the kernel and its arguments: being local, they stay
   // in registers instead of being reloaded after every store the kernel makes.
   Closure run = *static_cast<const Closure*>(closure);
-  thread_ctx t(block, fiber);
+  std::vector<pm_line> pm_lines;
+  thread_ctx t(block, fiber, &pm_lines);
   try {
+    // A thread's unpersisted PM stores become durable when it ends, which
+    // is earlier than the kernel boundary the models require.
     if (t.seeded_order()) {
       while (t.claim())
-        while (t.has_claimed()) t.start_next<true>(), run(t);
+        while (t.has_claimed()) {
+          t.start_next<true>(), run(t);
+          if (!pm_lines.empty()) persist_lines(pm_lines);
+        }
     } else {
       while (t.claim())
-        while (t.has_claimed()) t.start_next<false>(), run(t);
+        while (t.has_claimed()) {
+          t.start_next<false>(), run(t);
+          if (!pm_lines.empty()) persist_lines(pm_lines);
+        }
     }
   } catch (...) {
     note_failing_thread(fiber, t.thread_idx());

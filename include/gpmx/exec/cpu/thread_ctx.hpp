@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "gpmx/exec/cpu/block_state.hpp"
+#include "gpmx/exec/persist_domain.hpp"
 #include "gpmx/exec/dim3.hpp"
 #include "gpmx/exec/memory_scope.hpp"
 #include "gpmx/exec/portability.hpp"
@@ -39,14 +41,21 @@ inline constexpr bool warp_value_ok =
     std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(std::uint64_t);
 }  // namespace detail
 
+// Flushes every recorded line, grouped by domain and coalesced; clears them.
+void persist_lines(std::vector<pm_line>& lines);
+
 class thread_ctx {
  public:
-  thread_ctx(detail::block_state& b, detail::fiber_record& f)
+  // pm_lines: where the thread's unpersisted PM stores are recorded; owned
+  // by the thread loop, outside the context, so that flushing them never
+  // takes the context's address (which would cost the fast path registers).
+  thread_ctx(detail::block_state& b, detail::fiber_record& f, std::vector<pm_line>* pm_lines)
       : b_(&b),
         fiber_(&f),
         order_(b.start_order),
         block_base_(b.block_linear * b.nthreads),
-        one_d_(b.block_dim.y == 1 && b.block_dim.z == 1) {}
+        one_d_(b.block_dim.y == 1 && b.block_dim.z == 1),
+        pm_lines_(pm_lines) {}
   thread_ctx(const thread_ctx&) = delete;
   thread_ctx& operator=(const thread_ctx&) = delete;
 
@@ -208,6 +217,40 @@ class thread_ctx {
     else full_fence();
   }
 
+  // --- persistent memory (see docs/persistency-models.md) ---
+  // PM views call this for every store; persistency operations flush the
+  // lines recorded since the thread's last flush.
+  void record_pm_write(const persist_domain* d, const void* p, std::size_t bytes) {
+    const auto first = reinterpret_cast<std::uintptr_t>(p) / persist_line_bytes;
+    const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes - 1) / persist_line_bytes;
+    for (std::uintptr_t l = first; l <= last; ++l)
+      if (pm_lines_->empty() || !(pm_lines_->back() == pm_line{d, l})) pm_lines_->push_back({d, l});
+  }
+  // The lines recorded and not yet persisted (for tests and tools).
+  const std::vector<pm_line>& pending_pm_lines() const { return *pm_lines_; }
+  // GPM's persist barrier: this thread's earlier PM stores are durable on return.
+  void gpm_persist() { persist_pm_writes(); }
+  // Orders this thread's earlier PM stores before its later ones. The cpu
+  // executor makes the earlier ones durable (stronger than required).
+  void ofence() { persist_pm_writes(); }
+  // This thread's earlier PM stores are durable on return.
+  void dfence() { persist_pm_writes(); }
+  // Scoped persist release: the releaser's earlier PM stores persist before
+  // any PM store ordered after a pacq that reads `value` from *flag.
+  template <class T>
+  void prel(scope s, T* flag, T value) {
+    persist_pm_writes();
+    atomic_store(flag, value, memory_order::release, s);
+  }
+  // Scoped persist acquire: returns the flag's value; if it was written by a
+  // prel whose scope holds both threads, this thread's later PM stores
+  // persist after the releaser's earlier ones.
+  template <class T>
+  T pacq(scope s, const T* flag) {
+    return atomic_load(flag, memory_order::acquire, s);
+  }
+  void persist_pm_writes() { persist_lines(*pm_lines_); }
+
   // --- used by the executor's thread loop; not for kernels ---
   // A carrier claims every unstarted thread of its block at once and runs
   // them in turn; exits are published to the block in batches. Whatever may
@@ -300,6 +343,7 @@ class thread_ctx {
   std::uint64_t block_base_;
   bool one_d_;
   bool in_spin_ = false;
+  std::vector<pm_line>* pm_lines_;  // stored, not yet persisted
   // 64-bit so the thread loop's induction variables cannot wrap, which lets
   // the compiler vectorize barrier-free kernels across threads.
   std::uint64_t rank_ = 0;

@@ -10,6 +10,7 @@
 
 #include "gpmx/exec/dim3.hpp"
 #include "gpmx/exec/memory_scope.hpp"
+#include "gpmx/exec/persist_domain.hpp"
 
 namespace gpmx::cuda {
 
@@ -201,6 +202,22 @@ class thread_ctx {
   __device__ T atomic_dec(T* p, T limit, memory_order o = memory_order::relaxed, scope s = scope::device) {
     static_assert(std::is_unsigned_v<T>, "atomic_dec takes an unsigned type, as CUDA's atomicDec");
     return update(p, o, s, [limit](T old) { return (old == 0 || old > limit) ? limit : T(old - 1); });
+  }
+
+  // --- persistent memory (PM-far, as in GPM: PM is host memory the GPU
+  // reaches over PCIe, so a system-scope fence is what makes stores durable) ---
+  __device__ void record_pm_write(const persist_domain*, const void*, std::size_t) {}
+  __device__ void gpm_persist() { __threadfence_system(); }
+  __device__ void ofence() { __threadfence_system(); }
+  __device__ void dfence() { __threadfence_system(); }
+  template <class T>
+  __device__ void prel(scope s, T* flag, T value) {
+    __threadfence_system();
+    atomic_store(flag, value, memory_order::release, s);
+  }
+  template <class T>
+  __device__ T pacq(scope s, const T* flag) {
+    return atomic_load(flag, memory_order::acquire, s);
   }
 
   __device__ void fence(scope s) {
