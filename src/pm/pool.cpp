@@ -130,6 +130,10 @@ const char* to_string(errc c) {
     case errc::table_full: return "table_full";
     case errc::out_of_space: return "out_of_space";
     case errc::bad_argument: return "bad_argument";
+    case errc::log_entry_too_large: return "log_entry_too_large";
+    case errc::log_full: return "log_full";
+    case errc::log_empty: return "log_empty";
+    case errc::log_geometry: return "log_geometry";
   }
   return "?";
 }

@@ -22,6 +22,10 @@ enum class errc {
   table_full,         // the namespace table has no free entry
   out_of_space,       // no free extent large enough
   bad_argument,
+  log_entry_too_large,  // an entry larger than the thread's slot or partition
+  log_full,             // no room left for the entry
+  log_empty,            // read or remove from a log with no entry
+  log_geometry,         // a thread outside the blocks x threads the HCL log was made for
 };
 
 const char* to_string(errc c);
