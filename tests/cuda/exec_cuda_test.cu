@@ -2,10 +2,12 @@
 // requires equal results. Skips (with the reason) where no GPU is present.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <vector>
 
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/exec/cuda/launch.cuh"
+#include "gpmx/pm/cuda_pool.cuh"
 #include "exec/reference_warp.hpp"
 #include "kernels/exec_kernels.hpp"
 
@@ -139,6 +141,36 @@ TEST_F(Cuda, BadConfigurationIsRejectedBeforeLaunch) {
   EXPECT_THROW(cuda::launch({dim3(1), dim3(2048), 0, "too_big"}, test_kernels::fill{},
                             static_cast<std::uint32_t*>(nullptr), std::uint64_t(0)),
                config_error);
+}
+
+}  // namespace
+}  // namespace gpmx
+
+namespace gpmx {
+namespace {
+
+// A kernel stores into a registered pool through a PM view and persists;
+// the host then reads the pool file's mapping.
+struct pm_fill {
+  template <class Ctx>
+  GPMX_HD void operator()(Ctx& t, pm::pm_span<std::uint64_t> v) const {
+    v.bind(t)[t.global_id()] = t.global_id() * 5 + 1;
+    t.gpm_persist();
+  }
+};
+
+TEST_F(Cuda, KernelsStoreIntoARegisteredPool) {
+  const auto path = std::filesystem::temp_directory_path() / "gpmx-cuda-pool-test.pool";
+  std::filesystem::remove(path);
+  {
+    pm::pool p = pm::pool::create(path, 1 << 20, {.mode = pm::durability::msync});
+    pm::region r = p.create_region("v", 4096 * 8);
+    cuda::registered_pool reg(p);
+    cuda::launch({dim3(16), dim3(256), 0, "pm_fill"}, pm_fill{}, reg.span<std::uint64_t>(r));
+    cuda::synchronize();
+    for (std::uint64_t i = 0; i < 4096; ++i) ASSERT_EQ(r.as<std::uint64_t>()[i], i * 5 + 1);
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace
