@@ -27,7 +27,8 @@ void write(pool& p, record r) {
   m.persist();
 }
 
-record read(pool& p, kind expected) {
+namespace {
+record read_any(pool& p) {
   if (!p.contains(region_name))
     throw pm_error(errc::not_a_pool, fmt::format("{}: not a gpmx log (no {} region; was its creation interrupted?)",
                                                  p.path().string(), region_name));
@@ -35,6 +36,16 @@ record read(pool& p, kind expected) {
   std::memcpy(&r, p.find(region_name).data(), sizeof r);
   if (sum_of(r) != r.checksum)
     throw pm_error(errc::checksum_mismatch, fmt::format("{}: log metadata checksum mismatch", p.path().string()));
+  if (r.kind != hcl && r.kind != conventional)
+    throw pm_error(errc::not_a_pool, fmt::format("{}: unknown log kind {}", p.path().string(), r.kind));
+  return r;
+}
+}  // namespace
+
+kind kind_of(pool& p) { return kind(read_any(p).kind); }
+
+record read(pool& p, kind expected) {
+  const record r = read_any(p);
   if (r.kind != expected)
     throw pm_error(errc::bad_argument, fmt::format("{}: is a {} log, opened as a {} log", p.path().string(),
                                                    kind_name(r.kind), kind_name(expected)));

@@ -26,5 +26,7 @@ pool create_pool(const std::filesystem::path& path, std::uint64_t data_bytes, st
 void write(pool& p, record r);
 // Reads and checks the metadata; `expected` is the kind the caller opens.
 record read(pool& p, kind expected);
+// The kind of log in p (checks the metadata as read does).
+kind kind_of(pool& p);
 
 }  // namespace gpmx::pm::log_meta
