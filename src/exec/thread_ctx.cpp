@@ -39,17 +39,18 @@ void thread_ctx::deterministic_yield() {
 
 void persist_lines(std::vector<pm_line>& lines) {
   if (lines.empty()) return;
-  // Sort by domain and address, then flush each run of adjacent lines once.
+  // Sort by domain and line; hand each domain its distinct lines at once.
   std::sort(lines.begin(), lines.end(), [](const pm_line& a, const pm_line& b) {
     return a.domain != b.domain ? std::less<>()(a.domain, b.domain) : a.line < b.line;
   });
+  std::vector<std::uintptr_t> run;
   std::size_t i = 0;
   while (i < lines.size()) {
-    std::size_t j = i + 1;
-    while (j < lines.size() && lines[j].domain == lines[i].domain && lines[j].line <= lines[j - 1].line + 1) ++j;
-    const auto* start = reinterpret_cast<const void*>(lines[i].line * persist_line_bytes);
-    lines[i].domain->persist_range(start, (lines[j - 1].line - lines[i].line + 1) * persist_line_bytes);
-    i = j;
+    run.clear();
+    const persist_domain* d = lines[i].domain;
+    for (; i < lines.size() && lines[i].domain == d; ++i)
+      if (run.empty() || run.back() != lines[i].line) run.push_back(lines[i].line);
+    d->persist_lines(run.data(), run.size());
   }
   lines.clear();
 }

@@ -25,6 +25,23 @@ class pool_domain final : public persist_domain {
  public:
   explicit pool_domain(const mapping* m) : map_(m) {}
   void persist_range(const void* p, std::size_t bytes) const override { map_->persist(p, bytes); }
+  // msync works on pages: one call per run of lines that share or touch
+  // pages, instead of one per run of adjacent lines.
+  void persist_lines(const std::uintptr_t* lines, std::size_t n) const override {
+    if (map_->mode() == durability::pmem && map_->is_pmem()) {
+      persist_domain::persist_lines(lines, n);
+      return;
+    }
+    constexpr std::uintptr_t lines_per_page = 4096 / persist_line_bytes;
+    std::size_t i = 0;
+    while (i < n) {
+      std::size_t j = i + 1;
+      while (j < n && lines[j] / lines_per_page <= lines[j - 1] / lines_per_page + 1) ++j;
+      persist_range(reinterpret_cast<const void*>(lines[i] * persist_line_bytes),
+                    (lines[j - 1] - lines[i] + 1) * persist_line_bytes);
+      i = j;
+    }
+  }
 
  private:
   const mapping* map_;

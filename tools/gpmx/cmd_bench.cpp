@@ -5,8 +5,52 @@
 
 #include "commands.hpp"
 #include "gpmx/bench/exec_bench.hpp"
+#include "gpmx/bench/pm_bench.hpp"
 
 namespace gpmx::cli {
+namespace {
+
+void print_results(const std::vector<bench::result>& results, bool json, const std::string& out) {
+  const auto j = bench::to_json(results);
+  if (json) fmt::print("{}\n", j.dump(2));
+  else fmt::print("{}", bench::to_table(results));
+  if (!out.empty()) {
+    std::ofstream f(out);
+    if (!(f << j.dump(2) << "\n")) throw std::runtime_error("cannot write " + out);
+  }
+}
+
+void register_bench_pm(CLI::App& bench) {
+  auto* pm = bench.add_subcommand("pm", "Benchmark persistent memory: HCL vs conventional logs, fence costs");
+  struct args {
+    bench::pm_bench_options o;
+    bool json = false, logs_only = false, fences_only = false;
+    std::string out, disk;
+  };
+  auto a = std::make_shared<args>();
+  pm->add_option("--repeat", a->o.repeat, "measured runs per figure (median reported)")->capture_default_str();
+  pm->add_option("--log-threads", a->o.log_threads, "logging thread counts")->capture_default_str();
+  pm->add_option("--log-durability", a->o.log_durability, "pmem, msync or none")->capture_default_str();
+  pm->add_option("--disk-dir", a->disk, "directory on disk for the files (default: the temporary directory)");
+  pm->add_option("--fence-iterations", a->o.persist_iterations, "fences timed per figure")->capture_default_str();
+  pm->add_flag("--logs-only", a->logs_only, "only the logging benchmarks");
+  pm->add_flag("--fences-only", a->fences_only, "only the fence benchmarks");
+  pm->add_flag("--json", a->json, "print JSON instead of a table");
+  pm->add_option("--out", a->out, "also write the JSON to this file");
+  pm->callback([a] {
+    a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
+    a->o.disk_dir = a->disk;
+    std::vector<bench::result> results;
+    if (!a->fences_only) results = bench::run_log_benchmarks(a->o);
+    if (!a->logs_only) {
+      auto more = bench::run_persist_benchmarks(a->o);
+      results.insert(results.end(), more.begin(), more.end());
+    }
+    print_results(results, a->json, a->out);
+  });
+}
+
+}  // namespace
 
 void register_bench(CLI::App& app) {
   auto* bench = app.add_subcommand("bench", "Run benchmarks");
@@ -27,15 +71,9 @@ void register_bench(CLI::App& app) {
   exec->add_option("--out", a->out, "also write the JSON to this file");
   exec->callback([a] {
     a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
-    const auto results = bench::run_exec_benchmarks(a->o);
-    const auto json = bench::to_json(results);
-    if (a->json) fmt::print("{}\n", json.dump(2));
-    else fmt::print("{}", bench::to_table(results));
-    if (!a->out.empty()) {
-      std::ofstream f(a->out);
-      if (!(f << json.dump(2) << "\n")) throw std::runtime_error("cannot write " + a->out);
-    }
+    print_results(bench::run_exec_benchmarks(a->o), a->json, a->out);
   });
+  register_bench_pm(*bench);
 }
 
 }  // namespace gpmx::cli

@@ -13,6 +13,10 @@ class persist_domain {
   virtual ~persist_domain() = default;
   // Makes [p, p + bytes) durable; returns when it is.
   virtual void persist_range(const void* p, std::size_t bytes) const = 0;
+  // Makes the given lines (sorted, distinct; each an address divided by
+  // persist_line_bytes) durable. The default flushes each run of adjacent
+  // lines; a domain whose flush unit is larger (msync: a page) merges more.
+  virtual void persist_lines(const std::uintptr_t* lines, std::size_t n) const;
 };
 
 // The unit in which the cpu executor tracks and flushes a thread's PM stores.
