@@ -130,6 +130,9 @@ const char* to_string(errc c) {
     case errc::table_full: return "table_full";
     case errc::out_of_space: return "out_of_space";
     case errc::bad_argument: return "bad_argument";
+    case errc::checkpoint_full: return "checkpoint_full";
+    case errc::no_consistent_copy: return "no_consistent_copy";
+    case errc::registration_mismatch: return "registration_mismatch";
   }
   return "?";
 }

@@ -22,6 +22,9 @@ enum class errc {
   table_full,         // the namespace table has no free entry
   out_of_space,       // no free extent large enough
   bad_argument,
+  checkpoint_full,        // register: past a group's element count or byte capacity
+  no_consistent_copy,     // restore: the group was never saved
+  registration_mismatch,  // register/save/restore: buffers differ from those recorded
 };
 
 const char* to_string(errc c);
