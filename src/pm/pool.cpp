@@ -151,6 +151,9 @@ const char* to_string(errc c) {
     case errc::log_full: return "log_full";
     case errc::log_empty: return "log_empty";
     case errc::log_geometry: return "log_geometry";
+    case errc::checkpoint_full: return "checkpoint_full";
+    case errc::no_consistent_copy: return "no_consistent_copy";
+    case errc::registration_mismatch: return "registration_mismatch";
   }
   return "?";
 }

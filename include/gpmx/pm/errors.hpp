@@ -26,6 +26,9 @@ enum class errc {
   log_full,             // no room left for the entry
   log_empty,            // read or remove from a log with no entry
   log_geometry,         // a thread outside the blocks x threads the HCL log was made for
+  checkpoint_full,        // register: past a group's element count or byte capacity
+  no_consistent_copy,     // restore: the group was never saved
+  registration_mismatch,  // register/save/restore: buffers differ from those recorded
 };
 
 const char* to_string(errc c);

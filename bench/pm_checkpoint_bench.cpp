@@ -1,0 +1,120 @@
+#include "gpmx/bench/pm_checkpoint_bench.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <fmt/format.h>
+#include <random>
+#include <stdexcept>
+
+#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/pm/checkpoint.hpp"
+
+namespace gpmx::bench {
+namespace {
+
+namespace fs = std::filesystem;
+using clock_type = std::chrono::steady_clock;
+
+// A scratch directory for the pool files, removed with everything in it.
+class scratch {
+ public:
+  explicit scratch(const fs::path& parent) {
+    std::random_device rd;
+    path_ = (parent.empty() ? fs::temp_directory_path() : parent) / fmt::format("gpmx-cp-bench-{}{}", rd(), rd());
+    fs::create_directories(path_);
+  }
+  ~scratch() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  scratch(const scratch&) = delete;
+  scratch& operator=(const scratch&) = delete;
+  fs::path operator/(const char* name) const { return path_ / name; }
+
+ private:
+  fs::path path_;
+};
+
+// `warm` unmeasured runs (page faults, first writes to the file), then
+// `repeat` measured ones.
+template <class F>
+std::vector<double> measure(unsigned warm, unsigned repeat, F&& f) {
+  for (unsigned i = 0; i < warm; ++i) f();
+  std::vector<double> runs;
+  for (unsigned i = 0; i < repeat; ++i) {
+    const auto t0 = clock_type::now();
+    f();
+    runs.push_back(double(std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t0).count()));
+  }
+  return runs;
+}
+
+result make(std::string name, std::vector<double> runs, std::uint64_t bytes, std::string note) {
+  result r;
+  r.name = std::move(name);
+  r.median_ns = median(runs);
+  r.runs_ns = std::move(runs);
+  r.metrics["bytes"] = double(bytes);
+  r.metrics["bytes_per_s"] = double(bytes) / (r.median_ns * 1e-9);
+  r.note = std::move(note);
+  return r;
+}
+
+}  // namespace
+
+std::vector<result> run_checkpoint_benchmarks(const checkpoint_bench_options& o) {
+  if (o.repeat == 0) throw std::invalid_argument("bench pm: --repeat must be at least 1");
+  if (o.elements == 0 || o.bytes < o.elements)
+    throw std::invalid_argument(fmt::format("bench pm: {} bytes cannot be split into {} elements", o.bytes,
+                                            o.elements));
+  auto say = [&](const std::string& s) {
+    if (o.progress) o.progress(s);
+  };
+  scratch dir(o.directory);
+
+  // The checkpointed data: `elements` buffers, the last taking the remainder.
+  std::vector<std::vector<std::byte>> bufs;
+  for (std::uint32_t i = 0; i < o.elements; ++i) {
+    const std::uint64_t n = i + 1 < o.elements ? o.bytes / o.elements : o.bytes - (o.bytes / o.elements) * i;
+    bufs.emplace_back(n);
+    for (std::uint64_t k = 0; k < n; ++k) bufs.back()[k] = std::byte(k * 13 + i);
+  }
+  const std::string mode = pm::to_string(o.mode);
+  std::vector<result> out;
+
+  say("plain memcpy + one persist");
+  {
+    pm::pool p = pm::pool::create(dir / "plain.pool", o.bytes + (1 << 20), {.mode = o.mode, .table_capacity = 4});
+    pm::region r = p.create_region("data", o.bytes);
+    out.push_back(make("pm_plain_copy_persist", measure(1, o.repeat, [&] {
+                         std::byte* at = r.data();
+                         for (const auto& b : bufs) {
+                           std::memcpy(at, b.data(), b.size());
+                           at += b.size();
+                         }
+                         r.persist();
+                       }),
+                       o.bytes,
+                       fmt::format("memcpy of {} bytes in {} buffers into a pool region, one persist ({})", o.bytes,
+                                   o.elements, mode)));
+  }
+  const double plain_bps = out.back().metrics["bytes_per_s"];
+
+  say("checkpoint save");
+  {
+    cpu::executor ex({.workers = o.workers});
+    auto cp = pm::checkpoint::create(dir / "save.cp", o.bytes, o.elements, 1, o.mode);
+    for (auto& b : bufs) cp.register_buffer(0, b.data(), b.size());
+    // Two warm-up saves: one into each copy.
+    result r = make("pm_checkpoint_save", measure(2, o.repeat, [&] { cp.save(0, ex); }), o.bytes,
+                    fmt::format("checkpoint::save of the same buffers: parallel copy kernel, per-chunk persist, "
+                                "epoch flip ({})",
+                                mode));
+    r.metrics["workers"] = ex.workers();
+    r.metrics["ratio_vs_plain"] = r.metrics["bytes_per_s"] / plain_bps;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace gpmx::bench

@@ -1,0 +1,83 @@
+#pragma once
+// A checkpoint's layout inside its pool file. Every field is an aligned
+// little-endian 8-byte word, so an update can tear only between words.
+//
+// Region "gpmcp.meta":
+//   [0, 128)                 header (written once, at create, checksummed)
+//   per group g, at 128 + g * group_record_bytes:
+//     [0, 8)                 epoch: the flip word (0: never saved; else the
+//                            consistent copy is epoch % 2)
+//     [128, 136)             count: elements recorded (the commit word of a
+//                            registration)
+//     [136, 136 + 8 * E)     size of each recorded element
+// Region "gpmcp.g<g>": two copies of copy_stride bytes; in each, element i
+//   starts at the sum of the 128-rounded sizes of elements 0..i-1.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "format.hpp"
+
+namespace gpmx::pm::cp_layout {
+
+inline constexpr char magic[8] = {'G', 'P', 'M', 'X', 'C', 'K', 'P', 'T'};
+inline constexpr std::uint64_t version = 1;
+inline constexpr std::uint64_t element_alignment = 128;  // GPM: bandwidth to NVM and over PCIe
+inline constexpr std::uint64_t header_bytes = 128;
+inline constexpr const char* meta_region = "gpmcp.meta";
+
+struct header {
+  char magic[8];
+  std::uint64_t version;
+  std::uint64_t groups;
+  std::uint64_t elements;        // per group
+  std::uint64_t bytes_per_copy;  // user data one group may hold, per copy
+  std::uint64_t copy_stride;
+  std::uint64_t group_record_bytes;
+  std::uint64_t checksum;  // of every field above
+};
+static_assert(sizeof(header) <= header_bytes);
+
+inline std::uint64_t header_checksum(const header& h) { return format::checksum(&h, offsetof(header, checksum)); }
+
+constexpr std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+// Room for `bytes` of data in up to `elements` elements, each padded to 128
+// bytes (at most 127 bytes of padding each); page-rounded so that persisting
+// one copy never touches the other's pages.
+constexpr std::uint64_t copy_stride(std::uint64_t bytes, std::uint64_t elements) {
+  return align_up(align_up(bytes, element_alignment) + elements * element_alignment, 4096);
+}
+
+// The epoch word on its own 128-byte line, then count and sizes.
+constexpr std::uint64_t group_record_bytes(std::uint64_t elements) {
+  return 128 + align_up(8 + 8 * elements, 128);
+}
+
+constexpr std::uint64_t meta_bytes(std::uint64_t groups, std::uint64_t elements) {
+  return header_bytes + groups * group_record_bytes(elements);
+}
+
+inline std::string data_region(std::uint64_t group) { return "gpmcp.g" + std::to_string(group); }
+
+// Offsets of the elements inside one copy.
+inline std::uint64_t element_offset(std::span<const std::uint64_t> sizes, std::size_t i) {
+  std::uint64_t at = 0;
+  for (std::size_t k = 0; k < i; ++k) at += align_up(sizes[k], element_alignment);
+  return at;
+}
+
+// The words of group g's record, inside the metadata region.
+struct group_words {
+  std::uint64_t* epoch;
+  std::uint64_t* count;
+  std::uint64_t* sizes;
+};
+inline group_words words_of(std::byte* meta, std::uint64_t elements, std::uint64_t g) {
+  std::byte* rec = meta + header_bytes + g * group_record_bytes(elements);
+  return {reinterpret_cast<std::uint64_t*>(rec), reinterpret_cast<std::uint64_t*>(rec + 128),
+          reinterpret_cast<std::uint64_t*>(rec + 136)};
+}
+
+}  // namespace gpmx::pm::cp_layout
