@@ -1,11 +1,13 @@
 // gpmx bench exec: the executor benchmarks, as a table or JSON.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "commands.hpp"
 #include "gpmx/bench/exec_bench.hpp"
 #include "gpmx/bench/pm_bench.hpp"
+#include "gpmx/bench/pm_checkpoint_bench.hpp"
 
 namespace gpmx::cli {
 namespace {
@@ -24,8 +26,9 @@ void register_bench_pm(CLI::App& bench) {
   auto* pm = bench.add_subcommand("pm", "Benchmark persistent memory: HCL vs conventional logs, fence costs");
   struct args {
     bench::pm_bench_options o;
-    bool json = false, logs_only = false, fences_only = false;
+    bool json = false, logs_only = false, fences_only = false, checkpoints_only = false;
     std::string out, disk;
+    std::uint64_t checkpoint_bytes = 64ull << 20;
   };
   auto a = std::make_shared<args>();
   pm->add_option("--repeat", a->o.repeat, "measured runs per figure (median reported)")->capture_default_str();
@@ -35,16 +38,33 @@ void register_bench_pm(CLI::App& bench) {
   pm->add_option("--fence-iterations", a->o.persist_iterations, "fences timed per figure")->capture_default_str();
   pm->add_flag("--logs-only", a->logs_only, "only the logging benchmarks");
   pm->add_flag("--fences-only", a->fences_only, "only the fence benchmarks");
+  pm->add_flag("--checkpoints-only", a->checkpoints_only, "only the checkpoint benchmarks");
+  pm->add_option("--checkpoint-bytes", a->checkpoint_bytes, "bytes of one checkpoint")->capture_default_str();
   pm->add_flag("--json", a->json, "print JSON instead of a table");
   pm->add_option("--out", a->out, "also write the JSON to this file");
   pm->callback([a] {
     a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
     a->o.disk_dir = a->disk;
+    const bool all = !a->logs_only && !a->fences_only && !a->checkpoints_only;
     std::vector<bench::result> results;
-    if (!a->fences_only) results = bench::run_log_benchmarks(a->o);
-    if (!a->logs_only) {
-      auto more = bench::run_persist_benchmarks(a->o);
-      results.insert(results.end(), more.begin(), more.end());
+    auto add = [&](std::vector<bench::result> more) { results.insert(results.end(), more.begin(), more.end()); };
+    if (all || a->logs_only) add(bench::run_log_benchmarks(a->o));
+    if (all || a->fences_only) add(bench::run_persist_benchmarks(a->o));
+    if (all || a->checkpoints_only) {
+      // Checkpoint against a plain copy + persist of the same bytes, msync
+      // durability, once on disk and once on tmpfs.
+      for (const bool shm : {false, true}) {
+        if (shm && !std::filesystem::exists(a->o.shm_dir)) continue;
+        bench::checkpoint_bench_options c;
+        c.directory = shm ? a->o.shm_dir : a->o.disk_dir;
+        c.bytes = a->checkpoint_bytes;
+        c.repeat = a->o.repeat;
+        c.mode = pm::durability::msync;
+        c.progress = a->o.progress;
+        auto rows = bench::run_checkpoint_benchmarks(c);
+        for (auto& r : rows) r.name += shm ? "_shm" : "_disk";
+        add(std::move(rows));
+      }
     }
     print_results(results, a->json, a->out);
   });
