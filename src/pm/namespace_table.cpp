@@ -34,7 +34,7 @@ bool namespace_table::read_copy(int i, std::uint64_t& sequence, std::vector<form
   std::memcpy(&head, copy(i), sizeof head);
   if (head.count > capacity_) return false;  // torn or corrupt: do not trust the count
   out.resize(std::size_t(head.count));
-  std::memcpy(out.data(), copy(i) + sizeof head, out.size() * sizeof(format::entry));
+  if (!out.empty()) std::memcpy(out.data(), copy(i) + sizeof head, out.size() * sizeof(format::entry));
   if (format::table_checksum(head, out.data()) != head.checksum) return false;
   sequence = head.sequence;
   return true;
@@ -45,7 +45,7 @@ void namespace_table::commit(std::vector<format::entry> next) {
   format::table_head head{sequence_ + 1, next.size(), 0, 0};
   head.checksum = format::table_checksum(head, next.data());
   std::byte* dst = copy(target);
-  std::memcpy(dst + sizeof head, next.data(), next.size() * sizeof(format::entry));
+  if (!next.empty()) std::memcpy(dst + sizeof head, next.data(), next.size() * sizeof(format::entry));
   std::memcpy(dst, &head, sizeof head);
   persist_(dst, sizeof head + next.size() * sizeof(format::entry));
   current_ = target;
