@@ -1,7 +1,7 @@
 #pragma once
 // Typed views of persistent memory whose element stores are visible to the
-// runtime: on the cpu executor each store records its cache lines with the
-// thread, so gpm_persist/dfence/ofence/prel flush exactly what the thread
+// runtime: every load and store goes through the thread context; on the cpu
+// executor each store records its cache lines with the thread, so gpm_persist/dfence/ofence/prel flush exactly what the thread
 // wrote; on CUDA a store is a plain volatile store (GPM's PM-far).
 //
 //   pm_span<T> s(region);          // host side, or passed into a kernel
@@ -38,8 +38,11 @@ template <class T, class Ctx>
 class pm_ref {
  public:
   GPMX_HD pm_ref(T* p, const persist_domain* d, Ctx* t) : p_(p), d_(d), t_(t) {}
-  GPMX_HD operator T() const { return detail::load(p_); }
-  GPMX_HD T load() const { return detail::load(p_); }
+  GPMX_HD operator T() const { return load(); }
+  GPMX_HD T load() const {
+    t_->record_pm_read(d_, p_, sizeof(T));
+    return detail::load(p_);
+  }
   GPMX_HD pm_ref& operator=(const T& v) {
     detail::store(p_, v);
     t_->record_pm_write(d_, p_, sizeof(T));

@@ -226,6 +226,9 @@ class thread_ctx {
     for (std::uintptr_t l = first; l <= last; ++l)
       if (pm_lines_->empty() || !(pm_lines_->back() == pm_line{d, l})) pm_lines_->push_back({d, l});
   }
+  // PM views call this for every load. The cpu executor needs nothing from
+  // it; it is where the trace and timed modes will observe PM reads.
+  void record_pm_read(const persist_domain*, const void*, std::size_t) {}
   // The lines recorded and not yet persisted (for tests and tools).
   const std::vector<pm_line>& pending_pm_lines() const { return *pm_lines_; }
   // GPM's persist barrier: this thread's earlier PM stores are durable on return.

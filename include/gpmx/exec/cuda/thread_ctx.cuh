@@ -207,6 +207,7 @@ class thread_ctx {
   // --- persistent memory (PM-far, as in GPM: PM is host memory the GPU
   // reaches over PCIe, so a system-scope fence is what makes stores durable) ---
   __device__ void record_pm_write(const persist_domain*, const void*, std::size_t) {}
+  __device__ void record_pm_read(const persist_domain*, const void*, std::size_t) {}
   __device__ void gpm_persist() { __threadfence_system(); }
   __device__ void ofence() { __threadfence_system(); }
   __device__ void dfence() { __threadfence_system(); }
