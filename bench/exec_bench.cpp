@@ -11,29 +11,6 @@
 namespace gpmx::bench {
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-// Runs f once to warm up, then `repeat` times; returns every run's ns.
-template <class F>
-std::vector<double> time_runs(unsigned repeat, F&& f) {
-  f();
-  std::vector<double> runs;
-  for (unsigned i = 0; i < repeat; ++i) {
-    const auto t0 = clock_type::now();
-    f();
-    runs.push_back(double(std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t0).count()));
-  }
-  return runs;
-}
-
-result make(std::string name, std::vector<double> runs, std::string note) {
-  result r;
-  r.name = std::move(name);
-  r.median_ns = median(runs);
-  r.runs_ns = std::move(runs);
-  r.note = std::move(note);
-  return r;
-}
 
 // Keeps the compiler from dropping the loop's stores.
 void consume(std::vector<std::uint32_t>& a) { asm volatile("" : : "r"(a.data()) : "memory"); }
@@ -52,7 +29,7 @@ std::vector<result> run_exec_benchmarks(const exec_bench_options& o) {
   const launch_config fill_cfg{dim3(std::uint32_t(n / block)), dim3(block), 0, "fill"};
 
   say("plain loop");
-  out.push_back(make("loop_fill", time_runs(o.repeat, [&] {
+  out.push_back(make_result("loop_fill", time_runs(1, o.repeat, [&] {
                        std::uint32_t* p = a.data();
                        for (std::uint64_t i = 0; i < n; ++i) p[i] = work(i);
                        consume(a);
@@ -64,8 +41,8 @@ std::vector<result> run_exec_benchmarks(const exec_bench_options& o) {
   for (unsigned w = 1; w <= o.max_workers; w *= 2) {
     say(fmt::format("barrier-free kernel, {} worker(s)", w));
     cpu::executor ex({.workers = w});
-    result r = make(fmt::format("kernel_fill_{}w", w),
-                    time_runs(o.repeat, [&] { ex.launch(fill_cfg, fill_kernel{}, a.data()); }),
+    result r = make_result(fmt::format("kernel_fill_{}w", w),
+                    time_runs(1, o.repeat, [&] { ex.launch(fill_cfg, fill_kernel{}, a.data()); }),
                     fmt::format("the same work as {} GPU threads in {}-thread blocks", n, block));
     r.metrics["workers"] = w;
     r.metrics["ratio_vs_loop"] = r.median_ns / loop_ns;
@@ -83,8 +60,8 @@ std::vector<result> run_exec_benchmarks(const exec_bench_options& o) {
     for (unsigned w = 1; w <= o.max_workers; w *= 2) {
       say(fmt::format("block reduction, {} worker(s)", w));
       cpu::executor ex({.workers = w});
-      result r = make(fmt::format("block_reduce_{}w", w),
-                      time_runs(o.repeat, [&] { ex.launch(cfg, reduce_kernel{}, in.data(), sums.data()); }),
+      result r = make_result(fmt::format("block_reduce_{}w", w),
+                      time_runs(1, o.repeat, [&] { ex.launch(cfg, reduce_kernel{}, in.data(), sums.data()); }),
                       fmt::format("{} elements, 1024-thread blocks, 10 barriers per block", m));
       r.metrics["workers"] = w;
       r.metrics["ns_per_thread_barrier"] = r.median_ns * w / (double(m) * 10);
@@ -100,8 +77,8 @@ std::vector<result> run_exec_benchmarks(const exec_bench_options& o) {
     const launch_config cfg{dim3(std::uint32_t(m / 256)), dim3(256), 0, "shuffle"};
     say("warp shuffle reduction, 1 worker");
     cpu::executor ex({.workers = 1});
-    result r = make("warp_shuffle_1w",
-                    time_runs(o.repeat, [&] { ex.launch(cfg, shuffle_kernel{}, in.data(), sums.data()); }),
+    result r = make_result("warp_shuffle_1w",
+                    time_runs(1, o.repeat, [&] { ex.launch(cfg, shuffle_kernel{}, in.data(), sums.data()); }),
                     fmt::format("{} threads, 5 shfl_down per lane", m));
     r.metrics["workers"] = 1;
     r.metrics["ns_per_shuffle_lane"] = r.median_ns / (double(m) * 5);

@@ -12,7 +12,6 @@
 namespace gpmx::bench {
 namespace {
 namespace fs = std::filesystem;
-using clock_type = std::chrono::steady_clock;
 
 struct log_entry {  // gpKVS's undo record: key, value, set, way
   std::uint64_t key, value;
@@ -31,26 +30,6 @@ struct scratch {
     fs::remove(path, ec);
   }
 };
-
-template <class F>
-std::vector<double> time_runs(unsigned repeat, F&& f) {
-  std::vector<double> runs;
-  for (unsigned i = 0; i < repeat; ++i) {
-    const auto t0 = clock_type::now();
-    f();
-    runs.push_back(double(std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t0).count()));
-  }
-  return runs;
-}
-
-result make(std::string name, std::vector<double> runs, std::string note) {
-  result r;
-  r.name = std::move(name);
-  r.median_ns = median(runs);
-  r.runs_ns = std::move(runs);
-  r.note = std::move(note);
-  return r;
-}
 
 fs::path disk_dir(const pm_bench_options& o) { return o.disk_dir.empty() ? fs::temp_directory_path() : o.disk_dir; }
 
@@ -72,7 +51,7 @@ std::vector<result> run_log_benchmarks(const pm_bench_options& o) {
       if (o.progress) o.progress(fmt::format("HCL log, {} threads", threads));
       scratch f(dir, "hcl");
       pm::hcl_log log = pm::hcl_log::create(f.path, threads * 64, blocks, block, mode);
-      result r = make(fmt::format("log_hcl_{}", threads), time_runs(o.repeat, [&] {
+      result r = make_result(fmt::format("log_hcl_{}", threads), time_runs(0, o.repeat, [&] {
                         log.clear();
                         ex.launch(cfg, [](auto& t, pm::hcl_view l) {
                           const log_entry e{t.global_id(), t.global_id() * 3, 7, 1};
@@ -95,7 +74,7 @@ std::vector<result> run_log_benchmarks(const pm_bench_options& o) {
       const std::uint64_t per_partition = (blocks + partitions - 1) / partitions * block *
                                           pm::conv_view::record_bytes(sizeof(log_entry));
       pm::conv_log log = pm::conv_log::create(f.path, per_partition * partitions, partitions, mode);
-      result r = make(fmt::format("log_conv_{}", threads), time_runs(o.repeat, [&] {
+      result r = make_result(fmt::format("log_conv_{}", threads), time_runs(0, o.repeat, [&] {
                         log.clear();
                         ex.launch(cfg, [](auto& t, pm::conv_view l) {
                           const log_entry e{t.global_id(), t.global_id() * 3, 7, 1};
@@ -130,8 +109,8 @@ std::vector<result> run_persist_benchmarks(const pm_bench_options& o) {
           pm::pool p = pm::pool::create(f.path, 1 << 20, {.mode = mode});
           pm::region reg = p.create_region("lines", 64 * 64);
           const unsigned iters = o.persist_iterations;
-          result r = make(fmt::format("{}_{}lines_{}_{}", op, lines, pm::to_string(mode), place),
-                          time_runs(o.repeat, [&] {
+          result r = make_result(fmt::format("{}_{}lines_{}_{}", op, lines, pm::to_string(mode), place),
+                          time_runs(0, o.repeat, [&] {
                             ex.launch({dim3(1), dim3(1)}, [](auto& t, pm::pm_span<std::uint64_t> v, unsigned nlines,
                                                              unsigned n, bool use_gpm) {
                               auto s = v.bind(t);

@@ -13,7 +13,6 @@ namespace gpmx::bench {
 namespace {
 
 namespace fs = std::filesystem;
-using clock_type = std::chrono::steady_clock;
 
 // A scratch directory for the pool files, removed with everything in it.
 class scratch {
@@ -35,28 +34,10 @@ class scratch {
   fs::path path_;
 };
 
-// `warm` unmeasured runs (page faults, first writes to the file), then
-// `repeat` measured ones.
-template <class F>
-std::vector<double> measure(unsigned warm, unsigned repeat, F&& f) {
-  for (unsigned i = 0; i < warm; ++i) f();
-  std::vector<double> runs;
-  for (unsigned i = 0; i < repeat; ++i) {
-    const auto t0 = clock_type::now();
-    f();
-    runs.push_back(double(std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t0).count()));
-  }
-  return runs;
-}
-
 result make(std::string name, std::vector<double> runs, std::uint64_t bytes, std::string note) {
-  result r;
-  r.name = std::move(name);
-  r.median_ns = median(runs);
-  r.runs_ns = std::move(runs);
+  result r = make_result(std::move(name), std::move(runs), std::move(note));
   r.metrics["bytes"] = double(bytes);
   r.metrics["bytes_per_s"] = double(bytes) / (r.median_ns * 1e-9);
-  r.note = std::move(note);
   return r;
 }
 
@@ -86,7 +67,7 @@ std::vector<result> run_checkpoint_benchmarks(const checkpoint_bench_options& o)
   {
     pm::pool p = pm::pool::create(dir / "plain.pool", o.bytes + (1 << 20), {.mode = o.mode, .table_capacity = 4});
     pm::region r = p.create_region("data", o.bytes);
-    out.push_back(make("pm_plain_copy_persist", measure(1, o.repeat, [&] {
+    out.push_back(make("pm_plain_copy_persist", time_runs(1, o.repeat, [&] {
                          std::byte* at = r.data();
                          for (const auto& b : bufs) {
                            std::memcpy(at, b.data(), b.size());
@@ -106,7 +87,7 @@ std::vector<result> run_checkpoint_benchmarks(const checkpoint_bench_options& o)
     auto cp = pm::checkpoint::create(dir / "save.cp", o.bytes, o.elements, 1, o.mode);
     for (auto& b : bufs) cp.register_buffer(0, b.data(), b.size());
     // Two warm-up saves: one into each copy.
-    result r = make("pm_checkpoint_save", measure(2, o.repeat, [&] { cp.save(0, ex); }), o.bytes,
+    result r = make("pm_checkpoint_save", time_runs(2, o.repeat, [&] { cp.save(0, ex); }), o.bytes,
                     fmt::format("checkpoint::save of the same buffers: parallel copy kernel, per-chunk persist, "
                                 "epoch flip ({})",
                                 mode));

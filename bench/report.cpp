@@ -12,6 +12,15 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
+result make_result(std::string name, std::vector<double> runs, std::string note) {
+  result r;
+  r.name = std::move(name);
+  r.median_ns = median(runs);
+  r.runs_ns = std::move(runs);
+  r.note = std::move(note);
+  return r;
+}
+
 nlohmann::json to_json(const std::vector<result>& results) {
   nlohmann::json out = nlohmann::json::array();
   for (const result& r : results) {

@@ -4,9 +4,6 @@
 // restores, and requires exactly the last reported epoch or the one after
 // it, every byte of it. GPMX_CRASH_POINTS raises the kill points (default 200).
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <random>
@@ -14,6 +11,7 @@
 
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/checkpoint.hpp"
+#include "kill_child.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -35,20 +33,18 @@ std::vector<std::vector<std::uint8_t>> make_buffers() {
   return b;
 }
 
-[[noreturn]] void child(const std::filesystem::path& path, int out) {
-  try {
-    cpu::executor ex({.workers = 2});
-    auto cp = checkpoint::open(path, durability::msync);
-    auto bufs = make_buffers();
-    for (auto& b : bufs) cp.register_buffer(0, b.data(), b.size());  // recorded by the first child
-    for (std::uint64_t e = cp.epoch(0) + 1;; ++e) {
-      for (std::size_t k = 0; k < bufs.size(); ++k)
-        for (std::size_t i = 0; i < bufs[k].size(); ++i) bufs[k][i] = pattern(e, k, i);
-      cp.save(0, ex);
-      if (::write(out, &e, sizeof e) != sizeof e) ::_exit(3);
-    }
-  } catch (...) {
-    ::_exit(2);
+// Saves epoch after epoch until killed, reporting each completed save.
+template <class Report>
+void save_forever(const std::filesystem::path& path, Report&& report) {
+  cpu::executor ex({.workers = 2});
+  auto cp = checkpoint::open(path, durability::msync);
+  auto bufs = make_buffers();
+  for (auto& b : bufs) cp.register_buffer(0, b.data(), b.size());  // recorded by the first child
+  for (std::uint64_t e = cp.epoch(0) + 1;; ++e) {
+    for (std::size_t k = 0; k < bufs.size(); ++k)
+      for (std::size_t i = 0; i < bufs[k].size(); ++i) bufs[k][i] = pattern(e, k, i);
+    cp.save(0, ex);
+    report(e);
   }
 }
 
@@ -81,26 +77,11 @@ TEST(CheckpointCrash, RestoreGivesTheLastOrNextSaveAfterKillsAtRandomPoints) {
   std::uint64_t confirmed = 0;
   int saw_next = 0;
   for (int k = 0; k < points; ++k) {
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(fds[0]);
-      child(path, fds[1]);
-    }
-    ::close(fds[1]);
     // Let the child complete 0 to 3 saves, then kill it wherever it is.
-    const std::uint64_t wait_for = rng() % 4;
-    std::uint64_t last = confirmed, got = 0;
-    while (last < confirmed + wait_for && ::read(fds[0], &got, sizeof got) == sizeof got) last = got;
-    if (rng() & 1) ::usleep(useconds_t(rng() % 2000));
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    while (::read(fds[0], &got, sizeof got) == sizeof got) last = got;  // reported before dying
-    ::close(fds[0]);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "child ended on its own, status " << status;
+    const auto run = test::run_and_kill(rng, confirmed, rng() % 4, 2000,
+                                        [&](auto report) { save_forever(path, report); });
+    ASSERT_TRUE(run.killed) << "the child ended on its own";
+    const std::uint64_t last = run.last_reported;
 
     const std::uint64_t found = restored_epoch(path, ex, k);
     ASSERT_TRUE(found == last || found == last + 1)

@@ -4,9 +4,6 @@
 // entry whole, every tail consistent with the entries, and each thread's (or
 // partition's) count equal to the last reported round or one more.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <random>
@@ -14,6 +11,7 @@
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/conv_log.hpp"
 #include "gpmx/pm/hcl_log.hpp"
+#include "kill_child.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -34,34 +32,17 @@ int crash_points() {
   return env ? std::atoi(env) : 200;
 }
 
-// Runs rounds in a child until killed; returns the last round the child reported.
+// Runs rounds from `start` in a child until killed; returns the last round it reported.
 template <class Round>
 std::uint32_t run_and_kill(std::mt19937_64& rng, std::uint32_t start, Round&& round) {
-  int fds[2];
-  if (::pipe(fds) != 0) return start;
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    try {
-      for (std::uint32_t r = start;; ++r) {
-        round(r);
-        const std::uint32_t done = r + 1;
-        if (::write(fds[1], &done, sizeof done) != sizeof done) ::_exit(3);
-      }
-    } catch (...) {
-      ::_exit(2);
+  const auto run = test::run_and_kill(rng, start, rng() % 3, 400, [&](auto report) {
+    for (std::uint32_t r = start;; ++r) {
+      round(r);
+      report(r + 1);
     }
-  }
-  ::close(fds[1]);
-  const std::uint32_t wait_for = std::uint32_t(rng() % 3);
-  std::uint32_t last = start, got = 0;
-  while (last < start + wait_for && ::read(fds[0], &got, sizeof got) == sizeof got) last = got;
-  ::usleep(useconds_t(rng() % 400));
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, nullptr, 0);
-  while (::read(fds[0], &got, sizeof got) == sizeof got) last = got;
-  ::close(fds[0]);
-  return last;
+  });
+  EXPECT_TRUE(run.killed) << "the child ended on its own";
+  return std::uint32_t(run.last_reported);
 }
 
 TEST(LogCrash, HclEntriesAreWholeAndTailsConsistent) {

@@ -3,9 +3,6 @@
 // requires the namespace of the last completed operation or of the one
 // after it. GPMX_CRASH_POINTS raises the number of kill points (default 200).
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +11,7 @@
 #include <random>
 
 #include "gpmx/pm/pool.hpp"
+#include "kill_child.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -56,20 +54,17 @@ model read_pool(const std::filesystem::path& path) {
   return m;
 }
 
-[[noreturn]] void child(const std::filesystem::path& path, std::uint64_t start, int out) {
-  try {
-    pool p = pool::open(path, durability::msync);
-    model m = model_after(start);
-    for (std::uint64_t i = start;; ++i) {
-      const op o = op_at(i, m);
-      if (o.create) p.create_region(o.name, o.size);
-      else p.remove_region(o.name);
-      apply_op(m, o);
-      const std::uint64_t done = i + 1;
-      if (::write(out, &done, sizeof done) != sizeof done) ::_exit(3);
-    }
-  } catch (...) {
-    ::_exit(2);
+// Applies operations from `start` on until killed, reporting each one done.
+template <class Report>
+void operate_forever(const std::filesystem::path& path, std::uint64_t start, Report&& report) {
+  pool p = pool::open(path, durability::msync);
+  model m = model_after(start);
+  for (std::uint64_t i = start;; ++i) {
+    const op o = op_at(i, m);
+    if (o.create) p.create_region(o.name, o.size);
+    else p.remove_region(o.name);
+    apply_op(m, o);
+    report(i + 1);
   }
 }
 
@@ -83,26 +78,11 @@ TEST(PoolCrash, NamespaceSurvivesKillsAtRandomPoints) {
   std::uint64_t confirmed = 0;  // operations known to be in the pool
   int saw_next = 0;
   for (int k = 0; k < points; ++k) {
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(fds[0]);
-      child(path, confirmed, fds[1]);
-    }
-    ::close(fds[1]);
     // Let the child complete 0 to 5 operations, then kill it wherever it is.
-    const std::uint64_t wait_for = rng() % 6;
-    std::uint64_t last = confirmed, got = 0;
-    while (last < confirmed + wait_for && ::read(fds[0], &got, sizeof got) == sizeof got) last = got;
-    if (rng() & 1) ::usleep(useconds_t(rng() % 300));
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    while (::read(fds[0], &got, sizeof got) == sizeof got) last = got;  // what it reported before dying
-    ::close(fds[0]);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "child ended on its own, status " << status;
+    const auto run = gpmx::test::run_and_kill(rng, confirmed, rng() % 6, 300,
+                                              [&](auto report) { operate_forever(path, confirmed, report); });
+    ASSERT_TRUE(run.killed) << "the child ended on its own";
+    const std::uint64_t last = run.last_reported;
 
     const model found = read_pool(path);
     if (found == model_after(last)) {
