@@ -8,6 +8,7 @@
 
 #include "gpmx/pm/pool.hpp"
 #include "pm/format.hpp"
+#include "file_bytes.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -27,15 +28,8 @@ pm_error error_of(F&& f) {
   return pm_error(errc::io, "no error was raised");
 }
 
-std::vector<char> bytes_of(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-void write_bytes(const fs::path& p, const std::vector<char>& b) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(b.data(), std::streamsize(b.size()));
-}
+using gpmx::test::bytes_of;
+using gpmx::test::write_bytes;
 
 // Opening must fail with `code` and must not change the file.
 void expect_open_fails(const fs::path& p, errc code, const std::string& fragment) {

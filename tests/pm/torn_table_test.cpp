@@ -8,6 +8,7 @@
 #include <random>
 
 #include "gpmx/pm/pool.hpp"
+#include "file_bytes.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -15,14 +16,8 @@ using namespace gpmx::pm;
 using gpmx::test::temp_dir;
 namespace fs = std::filesystem;
 
-std::vector<char> bytes_of(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-void write_bytes(const fs::path& p, const std::vector<char>& b) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(b.data(), std::streamsize(b.size()));
-}
+using gpmx::test::bytes_of;
+using gpmx::test::write_bytes;
 std::vector<std::string> names(const pool& p) {
   std::vector<std::string> n;
   for (const auto& r : p.list()) n.push_back(r.name + "@" + std::to_string(r.offset) + "+" + std::to_string(r.size));
