@@ -1,6 +1,7 @@
 #pragma once
 // What every worker of one launch shares: the kernel, the block counter,
 // the first error, and the progress clock that spin-wait timeouts read.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -20,15 +21,21 @@ struct launch_state {
 
   std::atomic<std::uint64_t> next_block{0};
   std::atomic<bool> abort{false};
+  // The spin-wait timeout's clock: workers advance it only while some
+  // worker is stalled, so the common case touches no shared cache line.
   std::atomic<std::uint64_t> progress{0};
+  std::atomic<unsigned> stalled_workers{0};
 
   std::mutex error_mutex;
   std::exception_ptr error;
 
-  bool take_block(std::uint64_t& linear) {
+  // Claims up to `want` consecutive blocks [first, first + count).
+  bool take_blocks(std::uint64_t want, std::uint64_t& first, std::uint64_t& count) {
     if (abort.load(std::memory_order_relaxed)) return false;
-    linear = next_block.fetch_add(1, std::memory_order_relaxed);
-    return linear < nblocks;
+    first = next_block.fetch_add(want, std::memory_order_relaxed);
+    if (first >= nblocks) return false;
+    count = std::min(want, nblocks - first);
+    return true;
   }
   bool blocks_left() const { return next_block.load(std::memory_order_relaxed) < nblocks; }
 

@@ -59,17 +59,25 @@ namespace detail {
 
 void block_state::publish_exits(std::uint32_t from, std::uint32_t to, dim3 reporter) {
   live -= to - from;
+  auto lanes_of = [](std::uint32_t lo, std::uint32_t hi) {  // lanes [lo, hi) of one warp
+    return (hi == 32 ? ~0u : (1u << hi) - 1u) & ~((1u << lo) - 1u);
+  };
+  if (!start_order && suspended == 0) {
+    // Nobody waits on anything: only the live masks change (the common case,
+    // once per block for kernels without barriers).
+    for (std::uint32_t w = from / warp_size; w * warp_size < to; ++w)
+      warp_live[w] &= ~lanes_of(std::max(from, w * warp_size) - w * warp_size,
+                                std::min(to, (w + 1) * warp_size) - w * warp_size);
+    return;
+  }
   auto exited = [&](std::uint32_t warp, std::uint32_t lanes) {
     warp_live[warp] &= ~lanes;
     if (suspended != 0) scheduler->threads_exited(warp, lanes, reporter);
   };
   if (!start_order) {  // a contiguous range of ranks: whole warps at a time
-    for (std::uint32_t w = from / warp_size; w * warp_size < to; ++w) {
-      const std::uint32_t lo = std::max(from, w * warp_size) - w * warp_size;
-      const std::uint32_t hi = std::min(to, (w + 1) * warp_size) - w * warp_size;
-      const std::uint32_t lanes = (hi == 32 ? ~0u : (1u << hi) - 1u) & ~((1u << lo) - 1u);
-      exited(w, lanes);
-    }
+    for (std::uint32_t w = from / warp_size; w * warp_size < to; ++w)
+      exited(w, lanes_of(std::max(from, w * warp_size) - w * warp_size,
+                         std::min(to, (w + 1) * warp_size) - w * warp_size));
     return;
   }
   for (std::uint32_t i = from; i < to; ++i) {

@@ -1,5 +1,6 @@
 #include "worker.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
 #include <thread>
@@ -37,7 +38,25 @@ void worker::run(launch_state& L) {
   const bool det = opt.policy == schedule::deterministic;
   rng choices(L.seed);
   bool all_stalled = false;
+  bool counted_stalled = false;  // this worker is in L.stalled_workers
   unsigned backoff = 0;
+  // Blocks claimed from the launch but not yet admitted: claiming a few at a
+  // time keeps the workers off the shared counter's cache line.
+  std::uint64_t claimed_next = 0, claimed_end = 0;
+  const std::uint64_t chunk =
+      det ? 1
+          : std::clamp<std::uint64_t>(L.nblocks / (std::uint64_t(opt.workers) * 16), 1,
+                                      std::max(1u, opt.max_resident_blocks / 4));
+  auto next_block = [&](std::uint64_t& linear) {
+    if (claimed_next == claimed_end) {
+      std::uint64_t first = 0, count = 0;
+      if (!L.take_blocks(chunk, first, count)) return false;
+      claimed_next = first;
+      claimed_end = first + count;
+    }
+    linear = claimed_next++;
+    return true;
+  };
   std::uint64_t seen_progress = L.progress.load(std::memory_order_relaxed);
   auto stalled_since = std::chrono::steady_clock::now();
   try {
@@ -49,7 +68,7 @@ void worker::run(launch_state& L) {
       const bool admit = resident_.size() < opt.max_resident_blocks &&
                          (resident_.empty() || det || all_stalled);
       std::uint64_t linear = 0;
-      if (admit && L.take_block(linear)) {
+      if (admit && next_block(linear)) {
         block_scheduler* s = acquire();
         s->start(L, linear, det ? &choices : nullptr);
         resident_.push_back(s);
@@ -71,13 +90,24 @@ void worker::run(launch_state& L) {
       }
       all_stalled = !progress;
       if (progress) {
-        L.progress.fetch_add(1, std::memory_order_relaxed);
+        if (counted_stalled) {
+          L.stalled_workers.fetch_sub(1, std::memory_order_relaxed);
+          counted_stalled = false;
+        }
+        if (L.stalled_workers.load(std::memory_order_relaxed) != 0)
+          L.progress.fetch_add(1, std::memory_order_relaxed);
         backoff = 0;
         continue;
       }
-      if (resident_.size() < opt.max_resident_blocks && L.blocks_left()) continue;
+      if (resident_.size() < opt.max_resident_blocks && (claimed_next < claimed_end || L.blocks_left())) continue;
       if (det) throw_spin_deadlock(L, "deadlock: every resident thread spins and no other block can start");
       // Parallel: another worker may still write what these threads wait for.
+      if (!counted_stalled) {
+        L.stalled_workers.fetch_add(1, std::memory_order_relaxed);
+        counted_stalled = true;
+        seen_progress = L.progress.load(std::memory_order_relaxed);
+        stalled_since = std::chrono::steady_clock::now();
+      }
       const auto now = std::chrono::steady_clock::now();
       const std::uint64_t p = L.progress.load(std::memory_order_relaxed);
       if (p != seen_progress) {
@@ -93,6 +123,7 @@ void worker::run(launch_state& L) {
   } catch (...) {
     L.fail(std::current_exception());
   }
+  if (counted_stalled) L.stalled_workers.fetch_sub(1, std::memory_order_relaxed);
   for (block_scheduler* s : resident_) {
     s->cancel();
     release(s);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "gpmx/exec/cpu/executor.hpp"
@@ -61,4 +62,24 @@ TEST(Deterministic, ResultsStillCorrect) {
   for (auto v : out) EXPECT_EQ(v, 127u * 128u / 2u);
 }
 
+}  // namespace
+
+namespace {
+// Every block runs exactly once and no block outside the grid runs, in both
+// schedules, also when blocks spin and more blocks are admitted after the
+// block counter ran out.
+TEST(Deterministic, EachBlockOfTheGridRunsExactlyOnce) {
+  for (const auto policy : {gpmx::cpu::schedule::deterministic, gpmx::cpu::schedule::parallel}) {
+    gpmx::cpu::executor ex({.workers = 2, .policy = policy, .seed = 4});
+    std::vector<std::uint32_t> runs(64, 0);
+    std::uint32_t flag = 0;
+    ex.launch({gpmx::dim3(37), gpmx::dim3(8)}, [](auto& t, std::uint32_t* r, std::uint32_t* f) {
+      if (t.thread_rank() == 0) t.atomic_add(&r[std::min<std::uint64_t>(t.block_rank(), 63)], 1u);
+      if (t.block_rank() == 0 && t.thread_rank() == 0)  // the first block waits for the last
+        t.spin_wait([&] { return t.atomic_load(f) != 0u; });
+      if (t.block_rank() == 36) t.atomic_store(f, 1u);
+    }, runs.data(), &flag);
+    for (std::size_t b = 0; b < runs.size(); ++b) EXPECT_EQ(runs[b], b < 37 ? 1u : 0u) << "block " << b;
+  }
+}
 }  // namespace

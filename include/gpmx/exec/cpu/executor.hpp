@@ -57,13 +57,13 @@ void thread_loop(void* closure, block_state& block, fiber_record& fiber) {
       while (t.claim())
         while (t.has_claimed()) {
           t.start_next<true>(), run(t);
-          if (!pm_lines.empty()) persist_lines(pm_lines);
+          if (t.pm_dirty()) t.persist_pm_writes();
         }
     } else {
       while (t.claim())
         while (t.has_claimed()) {
           t.start_next<false>(), run(t);
-          if (!pm_lines.empty()) persist_lines(pm_lines);
+          if (t.pm_dirty()) t.persist_pm_writes();
         }
     }
   } catch (...) {

@@ -225,7 +225,12 @@ class thread_ctx {
     const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes - 1) / persist_line_bytes;
     for (std::uintptr_t l = first; l <= last; ++l)
       if (pm_lines_->empty() || !(pm_lines_->back() == pm_line{d, l})) pm_lines_->push_back({d, l});
+    pm_dirty_ = true;
   }
+  // Whether this thread stored to PM since its last flush. A flag in the
+  // context (not the vector's size) so that, in kernels that never touch PM,
+  // the compiler sees it stay false and drops the end-of-thread check.
+  bool pm_dirty() const { return pm_dirty_; }
   // PM views call this for every load. The cpu executor needs nothing from
   // it; it is where the trace and timed modes will observe PM reads.
   void record_pm_read(const persist_domain*, const void*, std::size_t) {}
@@ -252,7 +257,10 @@ class thread_ctx {
   T pacq(scope s, const T* flag) {
     return atomic_load(flag, memory_order::acquire, s);
   }
-  void persist_pm_writes() { persist_lines(*pm_lines_); }
+  void persist_pm_writes() {
+    persist_lines(*pm_lines_);
+    pm_dirty_ = false;
+  }
 
   // --- used by the executor's thread loop; not for kernels ---
   // A carrier claims every unstarted thread of its block at once and runs
@@ -347,6 +355,7 @@ class thread_ctx {
   bool one_d_;
   bool in_spin_ = false;
   std::vector<pm_line>* pm_lines_;  // stored, not yet persisted
+  bool pm_dirty_ = false;
   // 64-bit so the thread loop's induction variables cannot wrap, which lets
   // the compiler vectorize barrier-free kernels across threads.
   std::uint64_t rank_ = 0;
