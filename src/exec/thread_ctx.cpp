@@ -59,6 +59,9 @@ namespace detail {
 
 void block_state::publish_exits(std::uint32_t from, std::uint32_t to, dim3 reporter) {
   live -= to - from;
+  // The whole block has ended and nobody waits: nothing reads the live
+  // masks again before the next block resets them.
+  if (live == 0 && suspended == 0) return;
   auto lanes_of = [](std::uint32_t lo, std::uint32_t hi) {  // lanes [lo, hi) of one warp
     return (hi == 32 ? ~0u : (1u << hi) - 1u) & ~((1u << lo) - 1u);
   };
