@@ -99,10 +99,24 @@ fiber_record* block_scheduler::new_carrier() {
   return rec;
 }
 
+bool block_scheduler::chain_next_block(fiber_record& rec) {
+  if (det_ || !source_ || fibers_.size() != 1 || state_.live != 0 || state_.suspended != 0 ||
+      !spinning_.empty() || L_->abort.load(std::memory_order_relaxed))
+    return false;
+  std::uint64_t linear = 0;
+  if (!(*source_)(linear)) return false;
+  start(*L_, linear, nullptr);
+  rec.slot = 0;
+  fibers_.push_back(&rec);  // start() forgot the carrier that is running it
+  ++events_;
+  return true;
+}
+
 void block_scheduler::fiber_body(fiber_record& rec) {
   rec.thread = nullptr;
   try {
-    L_->loop(L_->closure, state_, rec);
+    do L_->loop(L_->closure, state_, rec);
+    while (chain_next_block(rec));
   } catch (const fiber_cancelled&) {
     throw;
   } catch (...) {

@@ -3,6 +3,7 @@
 // suspends the ones that wait (barrier, warp rendezvous, spin-wait), wakes
 // them when they can go on, and reports a deadlock when none can.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string>
@@ -27,6 +28,11 @@ class block_scheduler {
   // Takes block `linear` of launch L; det is the deterministic schedule's
   // generator, or null for the parallel schedule.
   void start(launch_state& L, std::uint64_t linear, rng* det);
+
+  // Where a carrier that finished its block cheaply may take the next block
+  // from (parallel schedule only): the worker's block claim.
+  using block_source = std::function<bool(std::uint64_t& linear)>;
+  void set_block_source(block_source* source) { source_ = source; }
 
   enum class outcome { finished, progressed, stalled };
   // Parallel: runs every thread that can run, then polls spinners once.
@@ -71,6 +77,10 @@ class block_scheduler {
   void wake(fiber_record* rec);
   void complete_barrier();
   void check_activemask(std::uint32_t warp);
+  // On the carrier `rec`, after its block ran out of unstarted threads: if
+  // the block has ended with nobody waiting, starts the next block in place
+  // (no fiber switch, no trip through the worker) and returns true.
+  bool chain_next_block(fiber_record& rec);
   bool idle() const { return state_.next_unstarted >= state_.nthreads && fibers_.empty(); }
   outcome run_parallel();
   outcome run_deterministic();
@@ -82,6 +92,7 @@ class block_scheduler {
   scheduler_stack& sched_;
   launch_state* L_ = nullptr;
   rng* det_ = nullptr;
+  block_source* source_ = nullptr;
   block_state state_;
 
   std::vector<fiber_record*> fibers_;  // created and not finished (fiber_record::slot indexes it)

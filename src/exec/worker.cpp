@@ -47,7 +47,7 @@ void worker::run(launch_state& L) {
       det ? 1
           : std::clamp<std::uint64_t>(L.nblocks / (std::uint64_t(opt.workers) * 16), 1,
                                       std::max(1u, opt.max_resident_blocks / 4));
-  auto next_block = [&](std::uint64_t& linear) {
+  block_scheduler::block_source next_block = [&](std::uint64_t& linear) {
     if (claimed_next == claimed_end) {
       std::uint64_t first = 0, count = 0;
       if (!L.take_blocks(chunk, first, count)) return false;
@@ -71,6 +71,7 @@ void worker::run(launch_state& L) {
       if (admit && next_block(linear)) {
         block_scheduler* s = acquire();
         s->start(L, linear, det ? &choices : nullptr);
+        s->set_block_source(det ? nullptr : &next_block);
         resident_.push_back(s);
       }
       if (resident_.empty()) break;
