@@ -1,0 +1,151 @@
+#include "gpkvs.hpp"
+
+#include <cstring>
+#include <fmt/format.h>
+
+namespace gpmx::apps::gpkvs {
+namespace {
+
+constexpr std::uint32_t block = 256;
+constexpr const char* pool_name = "gpkvs.pool";
+constexpr const char* log_name = "gpkvs.log";
+
+struct undo_entry {
+  std::uint64_t slot, key, value;
+};
+
+std::uint64_t mix(std::uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  return k ^ (k >> 33);
+}
+
+}  // namespace
+
+std::uint32_t set_of(std::uint64_t key, std::uint32_t sets) { return std::uint32_t(mix(key) % sets); }
+
+std::uint32_t choose_way(const kv_pair* set, std::uint64_t key) {
+  for (std::uint32_t w = 0; w < ways; ++w)
+    if (set[w].key == key) return w;
+  for (std::uint32_t w = 0; w < ways; ++w)
+    if (set[w].key == 0) return w;
+  return std::uint32_t((mix(key) >> 40) % ways);
+}
+
+store::store(std::unique_ptr<pm::pool> pool, std::unique_ptr<pm::hcl_log> log, params p)
+    : pool_(std::move(pool)), log_(std::move(log)), p_(p), table_(pool_->find("table")), txn_(pool_->find("txn")) {}
+
+store store::create(const std::filesystem::path& dir, params p, pm::durability mode) {
+  if (p.sets == 0 || p.max_batch == 0)
+    throw pm::pm_error(pm::errc::bad_argument, fmt::format("gpkvs: {} sets and batches of {}; both must be positive",
+                                                           p.sets, p.max_batch));
+  std::filesystem::create_directories(dir);
+  const std::uint64_t table_bytes = std::uint64_t(p.sets) * ways * sizeof(kv_pair);
+  auto pool = std::make_unique<pm::pool>(pm::pool::create(dir / pool_name, table_bytes + (1 << 20), {.mode = mode}));
+  pool->create_region("table", table_bytes);
+  pm::region txn = pool->create_region("txn", 64);
+  const std::uint64_t params_words[2] = {p.sets, p.max_batch};
+  std::memcpy(txn.data() + 16, params_words, sizeof params_words);
+  txn.persist();
+  const std::uint32_t blocks = (p.max_batch * ways + block - 1) / block;
+  auto log = std::make_unique<pm::hcl_log>(
+      pm::hcl_log::create(dir / log_name, std::uint64_t(blocks) * block * 4 * sizeof(undo_entry), blocks, block, mode));
+  return store(std::move(pool), std::move(log), p);
+}
+
+store store::open(const std::filesystem::path& dir, pm::durability mode) {
+  auto pool = std::make_unique<pm::pool>(pm::pool::open(dir / pool_name, mode));
+  std::uint64_t params_words[2];
+  std::memcpy(params_words, pool->find("txn").data() + 16, sizeof params_words);
+  auto log = std::make_unique<pm::hcl_log>(pm::hcl_log::open(dir / log_name, mode));
+  return store(std::move(pool), std::move(log), {std::uint32_t(params_words[0]), std::uint32_t(params_words[1])});
+}
+
+bool store::batch_in_flight() const { return txn_.as<std::uint64_t>()[0] != 0; }
+
+void store::set_flag(std::uint64_t v) {
+  txn_.as<std::uint64_t>()[0] = v;
+  txn_.persist(0, 8);
+}
+
+void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch) {
+  if (batch.size() > p_.max_batch)
+    throw pm::pm_error(pm::errc::bad_argument,
+                       fmt::format("gpkvs: batch of {} pairs exceeds the table's maximum of {}", batch.size(), p_.max_batch));
+  if (batch_in_flight())
+    throw pm::pm_error(pm::errc::bad_argument, "gpkvs: a batch did not finish; recover first");
+  set_flag(1);  // from here a crash leaves the batch to undo
+  const auto threads = std::uint32_t(batch.size()) * ways;
+  const std::uint32_t blocks = (threads + block - 1) / block;
+  ex.launch({dim3(blocks), dim3(block), 0, "gpkvs_set"},
+            [](auto& t, const kv_pair* in, std::uint64_t n, pm::pm_span<kv_pair> table, std::uint32_t sets,
+               pm::hcl_view log) {
+              const std::uint64_t g = t.global_id() / ways;  // the pair this thread's group handles
+              const std::uint32_t way = std::uint32_t(t.global_id() % ways);
+              if (g >= n) return;
+              const kv_pair p = in[g];
+              const std::uint64_t base = std::uint64_t(set_of(p.key, sets)) * ways;
+              auto v = table.bind(t);
+              // The group agrees on the way: every lane sees the same set.
+              kv_pair set[ways];
+              for (std::uint32_t w = 0; w < ways; ++w) set[w] = v[base + w];
+              // Every lane has read the set before any lane writes it (no
+              // lockstep is promised on the GPU either).
+              t.syncwarp(0xffu << (t.lane_id() / ways * ways));
+              if (choose_way(set, p.key) != way) return;
+              const undo_entry e{base + way, set[way].key, set[way].value};
+              log.insert(t, &e, sizeof e);  // persisted before the pair changes
+              v[base + way] = p;
+              t.gpm_persist();
+            },
+            batch.data(), std::uint64_t(batch.size()), table_.span<kv_pair>(), p_.sets, log_->view());
+  log_->clear();  // the batch is whole: its undo entries are not needed
+  set_flag(0);
+}
+
+std::vector<std::uint64_t> store::get_batch(cpu::executor& ex, std::span<const std::uint64_t> keys) {
+  std::vector<std::uint64_t> out(keys.size(), 0);
+  if (keys.empty()) return out;
+  ex.launch({dim3(std::uint32_t((keys.size() + block - 1) / block)), dim3(block), 0, "gpkvs_get"},
+            [](auto& t, const std::uint64_t* k, std::uint64_t n, pm::pm_span<kv_pair> table, std::uint32_t sets,
+               std::uint64_t* o) {
+              const std::uint64_t i = t.global_id();
+              if (i >= n) return;
+              auto v = table.bind(t);
+              const std::uint64_t base = std::uint64_t(set_of(k[i], sets)) * ways;
+              for (std::uint32_t w = 0; w < ways; ++w) {
+                const kv_pair p = v[base + w];
+                if (p.key == k[i]) o[i] = p.value;
+              }
+            },
+            keys.data(), std::uint64_t(keys.size()), table_.span<kv_pair>(), p_.sets, out.data());
+  return out;
+}
+
+bool store::recover(cpu::executor& ex) {
+  if (!batch_in_flight()) return false;
+  const pm::hcl_view log = log_->view();
+  ex.launch({dim3(log.blocks), dim3(log.threads), 0, "gpkvs_recover"},
+            [](auto& t, pm::hcl_view l, pm::pm_span<kv_pair> table) {
+              auto v = table.bind(t);
+              while (!l.is_empty(t)) {  // newest first
+                undo_entry e{};
+                l.read(t, &e, sizeof e);
+                v[e.slot] = kv_pair{e.key, e.value};
+                t.gpm_persist();  // restored before the entry goes
+                l.remove(t, sizeof e);
+              }
+            },
+            log, table_.span<kv_pair>());
+  set_flag(0);
+  return true;
+}
+
+void apply_reference(std::vector<kv_pair>& table, std::uint32_t sets, std::span<const kv_pair> batch) {
+  for (const kv_pair& p : batch) {
+    kv_pair* set = table.data() + std::uint64_t(set_of(p.key, sets)) * ways;
+    set[choose_way(set, p.key)] = p;
+  }
+}
+
+}  // namespace gpmx::apps::gpkvs

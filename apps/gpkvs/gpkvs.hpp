@@ -1,0 +1,72 @@
+#pragma once
+// gpKVS (GPM section 4, Figure 6): a MegaKV-style 8-way set-associative
+// table of 8-byte keys and values in PM. A batch of SETs is one kernel: a
+// group of 8 threads looks at the 8 ways of the key's set, the thread whose
+// way is chosen undo-logs the old pair with HCL, writes the new pair and
+// persists it. A persisted transaction flag brackets the batch; recovery
+// undoes a batch the flag says did not finish.
+//
+// Batches must not name one set twice (two groups would race for its ways,
+// as on a GPU); make_batch in the tests builds such batches.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/pm/hcl_log.hpp"
+#include "gpmx/pm/pool.hpp"
+
+namespace gpmx::apps::gpkvs {
+
+struct kv_pair {
+  std::uint64_t key;  // 0: empty slot
+  std::uint64_t value;
+  bool operator==(const kv_pair&) const = default;
+};
+inline constexpr std::uint32_t ways = 8;
+
+struct params {
+  std::uint32_t sets = 1 << 14;
+  std::uint32_t max_batch = 4096;  // pairs per batch
+};
+
+// The set of a key (keys are never 0).
+std::uint32_t set_of(std::uint64_t key, std::uint32_t sets);
+// The way a SET of `key` takes in a set: the way holding the key, else the
+// first empty way, else one chosen by the key's hash (an eviction).
+std::uint32_t choose_way(const kv_pair* set, std::uint64_t key);
+
+class store {
+ public:
+  static store create(const std::filesystem::path& dir, params p, pm::durability mode = pm::durability::msync);
+  static store open(const std::filesystem::path& dir, pm::durability mode = pm::durability::msync);
+
+  // One transactional batch of SETs (at most max_batch pairs).
+  void set_batch(cpu::executor& ex, std::span<const kv_pair> batch);
+  // Values of the keys (0 where absent), by a GET kernel.
+  std::vector<std::uint64_t> get_batch(cpu::executor& ex, std::span<const std::uint64_t> keys);
+  // Undoes a batch that did not finish; returns whether there was one.
+  // Itself crash-safe: recovering twice is recovering once.
+  bool recover(cpu::executor& ex);
+  bool batch_in_flight() const;
+
+  std::span<const kv_pair> table() const { return {table_.as<kv_pair>().data(), table_.size() / sizeof(kv_pair)}; }
+  const params& parameters() const { return p_; }
+
+ private:
+  store(std::unique_ptr<pm::pool> pool, std::unique_ptr<pm::hcl_log> log, params p);
+  void set_flag(std::uint64_t v);
+
+  std::unique_ptr<pm::pool> pool_;
+  std::unique_ptr<pm::hcl_log> log_;
+  params p_;
+  pm::region table_, txn_;
+};
+
+// The table a sequence of batches gives, computed sequentially on the host
+// with the kernel's placement rules: the consistency check's reference.
+void apply_reference(std::vector<kv_pair>& table, std::uint32_t sets, std::span<const kv_pair> batch);
+
+}  // namespace gpmx::apps::gpkvs
