@@ -1,6 +1,8 @@
 #include "gpkvs.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <random>
 #include <fmt/format.h>
 
 namespace gpmx::apps::gpkvs {
@@ -140,6 +142,23 @@ bool store::recover(cpu::executor& ex) {
   set_flag(0);
   return true;
 }
+
+std::vector<kv_pair> make_batch(std::uint64_t seed, std::uint64_t b, std::uint32_t n, std::uint32_t sets) {
+  std::mt19937_64 r(seed * 0x9e3779b97f4a7c15ull + b * 1000003 + 17);
+  std::vector<kv_pair> out;
+  std::vector<bool> used(sets, false);
+  const std::uint32_t want = std::min(n, sets);
+  while (out.size() < want) {
+    const std::uint64_t key = 1 + r() % (std::uint64_t(sets) * 4);
+    const std::uint32_t s = set_of(key, sets);
+    if (used[s]) continue;
+    used[s] = true;
+    out.push_back({key, b * 1000000 + out.size() + 1});
+  }
+  return out;
+}
+
+std::uint64_t store::bytes_persisted() const { return pool_->bytes_persisted() + log_->file().bytes_persisted(); }
 
 void apply_reference(std::vector<kv_pair>& table, std::uint32_t sets, std::span<const kv_pair> batch) {
   for (const kv_pair& p : batch) {

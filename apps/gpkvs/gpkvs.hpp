@@ -51,6 +51,8 @@ class store {
   // Itself crash-safe: recovering twice is recovering once.
   bool recover(cpu::executor& ex);
   bool batch_in_flight() const;
+  // Bytes persisted through the table and the log since this object opened them.
+  std::uint64_t bytes_persisted() const;
 
   std::span<const kv_pair> table() const { return {table_.as<kv_pair>().data(), table_.size() / sizeof(kv_pair)}; }
   const params& parameters() const { return p_; }
@@ -64,6 +66,10 @@ class store {
   params p_;
   pm::region table_, txn_;
 };
+
+// Batch b of a deterministic sequence of SETs: n pairs with distinct sets,
+// keys drawn from 4 x sets values (so keys repeat and full sets evict).
+std::vector<kv_pair> make_batch(std::uint64_t seed, std::uint64_t b, std::uint32_t n, std::uint32_t sets);
 
 // The table a sequence of batches gives, computed sequentially on the host
 // with the kernel's placement rules: the consistency check's reference.

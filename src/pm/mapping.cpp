@@ -30,6 +30,7 @@ void mapping::persist(const void* p, std::uint64_t bytes) const {
     throw pm_error(errc::bad_argument,
                    fmt::format("{}: persist of {} bytes at offset {} lies outside the {}-byte mapping",
                                path_.string(), bytes, b - base_, size_));
+  persisted_.fetch_add(bytes, std::memory_order_relaxed);
   if (bytes == 0 || mode_ == durability::none) return;
   if (mode_ == durability::pmem && is_pmem_) {
     pmem_persist(p, bytes);

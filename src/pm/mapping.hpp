@@ -1,6 +1,7 @@
 #pragma once
 // A file mapped with libpmem, and persisting ranges of it under a
 // durability setting.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -24,6 +25,8 @@ class mapping {
   durability mode() const { return mode_; }
   // Throws pm_error(io) if msync fails; a range outside the mapping is bad_argument.
   void persist(const void* p, std::uint64_t bytes) const;
+  // Bytes asked to be persisted so far (under every setting, none included).
+  std::uint64_t bytes_persisted() const { return persisted_.load(std::memory_order_relaxed); }
 
  private:
   std::filesystem::path path_;
@@ -31,6 +34,7 @@ class mapping {
   std::uint64_t size_ = 0;
   bool is_pmem_ = false;
   durability mode_;
+  mutable std::atomic<std::uint64_t> persisted_{0};
 };
 
 }  // namespace gpmx::pm

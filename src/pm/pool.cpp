@@ -345,6 +345,7 @@ void pool::remove_region(std::string_view name) {
 
 void pool::persist(const void* p, std::uint64_t bytes) const { s_->map->persist(p, bytes); }
 const persist_domain* pool::domain() const { return s_->domain.get(); }
+std::uint64_t pool::bytes_persisted() const { return s_->map->bytes_persisted(); }
 const persist_domain* region::domain() const { return owner_->domain(); }
 const fs::path& pool::path() const { return s_->path; }
 std::uint64_t pool::size() const { return s_->header.pool_size; }

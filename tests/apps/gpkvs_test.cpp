@@ -14,17 +14,8 @@ namespace {
 using namespace gpmx;
 using namespace gpmx::apps::gpkvs;
 
-// Batch b of a deterministic sequence: distinct sets within the batch.
 std::vector<kv_pair> make_batch(std::uint64_t b, std::uint32_t n, std::uint32_t sets) {
-  std::mt19937_64 r(b * 1000003 + 17);
-  std::vector<kv_pair> out;
-  std::set<std::uint32_t> used;
-  while (out.size() < n) {
-    const std::uint64_t key = 1 + r() % (std::uint64_t(sets) * 4);  // repeats overwrite, full sets evict
-    if (!used.insert(set_of(key, sets)).second) continue;
-    out.push_back({key, b * 1000000 + out.size() + 1});
-  }
-  return out;
+  return apps::gpkvs::make_batch(1, b, n, sets);
 }
 
 std::vector<kv_pair> reference_after(std::uint64_t batches, const params& p) {

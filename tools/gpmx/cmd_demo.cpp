@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "demo_kvs.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
 
 namespace gpmx::cli {
@@ -98,20 +99,35 @@ std::vector<demo_row> run_demo(cpu::executor& ex, std::uint64_t n) {
 }  // namespace
 
 void register_demo(CLI::App& app) {
-  auto* demo = app.add_subcommand("demo", "Run GPU kernels on the CPU and check their results");
+  auto* demo = app.add_subcommand(
+      "demo", "Recoverable key-value store: load, SIGKILL mid-batch, recover, verify (--kernels: kernel demo)");
   struct args {
     unsigned workers = 0;
     std::uint64_t n = 1 << 22;
-    bool deterministic = false, json = false;
+    bool deterministic = false, json = false, kernels = false;
     std::uint64_t seed = 0;
+    kvs_demo_options kvs;
   };
   auto a = std::make_shared<args>();
   demo->add_option("--workers", a->workers, "worker threads (default: GPMX_WORKERS or every core)");
-  demo->add_option("--elements", a->n, "elements per kernel")->capture_default_str();
-  demo->add_flag("--deterministic", a->deterministic, "one worker, seeded interleaving");
-  demo->add_option("--seed", a->seed, "seed of the deterministic schedule");
   demo->add_flag("--json", a->json, "print JSON instead of a table");
+  demo->add_option("--data", a->kvs.data, "directory for the store's files")->capture_default_str();
+  demo->add_option("--sets", a->kvs.sets, "gpKVS sets (8 ways each)")->capture_default_str();
+  demo->add_option("--batch", a->kvs.batch, "SETs per batch")->capture_default_str();
+  demo->add_option("--load-batches", a->kvs.load_batches, "batches before the crash")->capture_default_str();
+  demo->add_flag("--kernels", a->kernels, "run the kernel demo instead (saxpy, block and warp sums, spin-wait chain)");
+  demo->add_option("--elements", a->n, "kernel demo: elements per kernel")->capture_default_str();
+  demo->add_flag("--deterministic", a->deterministic, "kernel demo: one worker, seeded interleaving");
+  demo->add_option("--seed", a->seed, "kernel demo: seed of the deterministic schedule");
   demo->callback([a] {
+    if (!a->kernels) {
+      if (a->kvs.sets == 0 || a->kvs.batch == 0 || a->kvs.load_batches == 0)
+        throw std::invalid_argument("demo: --sets, --batch and --load-batches must be at least 1");
+      a->kvs.workers = a->workers;
+      a->kvs.json = a->json;
+      if (const int rc = run_kvs_demo(a->kvs); rc != 0) throw std::runtime_error("demo: verification failed");
+      return;
+    }
     if (a->n == 0) throw std::invalid_argument("demo: --elements must be at least 1");
     cpu::executor ex({.workers = a->workers,
                       .policy = a->deterministic ? cpu::schedule::deterministic : cpu::schedule::parallel,

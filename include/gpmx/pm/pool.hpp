@@ -93,6 +93,8 @@ class pool {
 
   // Makes [p, p + bytes) durable under the pool's setting (p inside the mapping).
   void persist(const void* p, std::uint64_t bytes) const;
+  // Bytes persisted through this pool object so far (its PM write traffic).
+  std::uint64_t bytes_persisted() const;
   // What PM views record stores against; persist_range is persist().
   const persist_domain* domain() const;
 
