@@ -271,8 +271,7 @@ void block_scheduler::check_activemask(std::uint32_t w) {
 
 // --- spinning and scheduling points ---
 
-void block_scheduler::spin_yield(thread_ctx& t, std::uint32_t attempt) {
-  t.fiber().spin_attempt = attempt;
+void block_scheduler::spin_yield(thread_ctx& t) {
   suspend(t, wait_kind::spin);
 }
 

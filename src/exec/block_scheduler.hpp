@@ -54,7 +54,7 @@ class block_scheduler {
   std::uint64_t warp_collective(thread_ctx& t, warp_op op, std::uint32_t mask, std::uint64_t value,
                                 int arg, int width);
   std::uint32_t activemask(thread_ctx& t);
-  void spin_yield(thread_ctx& t, std::uint32_t attempt);
+  void spin_yield(thread_ctx& t);
   void maybe_yield(thread_ctx& t);
   // Lanes of warp w have exited (published by the carrier of `reporter`).
   void threads_exited(std::uint32_t w, std::uint32_t lanes, dim3 reporter);

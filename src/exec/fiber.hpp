@@ -39,7 +39,6 @@ struct fiber_record {
   std::uint32_t wait_mask = 0;
   std::uint64_t result = 0;
   barrier_result barrier{0, 0};
-  std::uint32_t spin_attempt = 0;
   dim3 failed_thread{0, 0, 0};  // the thread whose exception ended the fiber
 
   // Sanitizer bookkeeping.

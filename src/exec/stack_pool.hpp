@@ -17,7 +17,6 @@ class stack_pool {
   boost::context::stack_context take();
   void give_back(boost::context::stack_context& sc);
   std::size_t stack_bytes() const { return usable_; }
-  std::size_t cached() const { return free_.size(); }
   // The stack handed out last (the sanitizers need its bounds).
   const boost::context::stack_context& last_taken() const { return last_; }
 

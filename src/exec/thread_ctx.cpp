@@ -26,9 +26,9 @@ std::uint32_t thread_ctx::activemask() {
   return b_->scheduler->activemask(*this);
 }
 
-void thread_ctx::spin_yield(std::uint32_t attempt) {
+void thread_ctx::spin_yield() {
   prepare_to_wait();
-  b_->scheduler->spin_yield(*this, attempt);
+  b_->scheduler->spin_yield(*this);
 }
 
 void thread_ctx::deterministic_yield() {

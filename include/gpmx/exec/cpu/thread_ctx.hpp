@@ -129,12 +129,12 @@ class thread_ctx {
   // the writers (in this block or another) can run.
   template <class Pred>
   void spin_wait(Pred&& pred) {
-    for (std::uint32_t attempt = 0;; ++attempt) {
+    for (;;) {
       in_spin_ = true;  // atomics inside the condition are not scheduling points
       const bool ready = pred();
       in_spin_ = false;
       if (ready) return;
-      spin_yield(attempt);
+      spin_yield();
     }
   }
 
@@ -291,7 +291,6 @@ class thread_ctx {
     }
   }
   detail::fiber_record& fiber() const { return *fiber_; }
-  detail::block_state& block() const { return *b_; }
 
  private:
   template <class T>
@@ -332,7 +331,7 @@ class thread_ctx {
 
   detail::barrier_result barrier(std::uint32_t pred);
   std::uint64_t warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg, int width);
-  void spin_yield(std::uint32_t attempt);
+  void spin_yield();
   void deterministic_yield();
 
   // Publishes finished threads and gives back unstarted ones before an
