@@ -5,6 +5,8 @@
 #include <random>
 #include <fmt/format.h>
 
+#include "gpmx/exec/crash_trigger.hpp"
+
 namespace gpmx::apps::gpkvs {
 namespace {
 
@@ -63,25 +65,34 @@ store store::open(const std::filesystem::path& dir, pm::durability mode) {
   return store(std::move(pool), std::move(log), {std::uint32_t(params_words[0]), std::uint32_t(params_words[1])});
 }
 
-bool store::batch_in_flight() const { return txn_.as<std::uint64_t>()[0] != 0; }
+// The transaction word: committed batches times four plus the batch's phase
+// (idle, in flight: undo it; applied: its log is being cleared, keep it).
+// One 8-byte store changes both, so each step is atomic.
+namespace {
+enum phase : std::uint64_t { idle = 0, in_flight = 1, applied = 2 };
+}
+bool store::batch_in_flight() const { return (txn_.as<std::uint64_t>()[0] & 3) != idle; }
+std::uint64_t store::committed_batches() const { return txn_.as<std::uint64_t>()[0] >> 2; }
 
-void store::set_flag(std::uint64_t v) {
-  txn_.as<std::uint64_t>()[0] = v;
+void store::set_state(std::uint64_t committed, std::uint64_t phase) {
+  txn_.as<std::uint64_t>()[0] = committed * 4 + phase;
   txn_.persist(0, 8);
+  crash_trigger::point();
 }
 
-void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch) {
+void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ordering o) {
   if (batch.size() > p_.max_batch)
     throw pm::pm_error(pm::errc::bad_argument,
                        fmt::format("gpkvs: batch of {} pairs exceeds the table's maximum of {}", batch.size(), p_.max_batch));
   if (batch_in_flight())
     throw pm::pm_error(pm::errc::bad_argument, "gpkvs: a batch did not finish; recover first");
-  set_flag(1);  // from here a crash leaves the batch to undo
+  const std::uint64_t committed = committed_batches();
+  set_state(committed, in_flight);  // from here a crash leaves the batch to undo
   const auto threads = std::uint32_t(batch.size()) * ways;
   const std::uint32_t blocks = (threads + block - 1) / block;
   ex.launch({dim3(blocks), dim3(block), 0, "gpkvs_set"},
             [](auto& t, const kv_pair* in, std::uint64_t n, pm::pm_span<kv_pair> table, std::uint32_t sets,
-               pm::hcl_view log) {
+               pm::hcl_view log, pm::ordering order) {
               const std::uint64_t g = t.global_id() / ways;  // the pair this thread's group handles
               const std::uint32_t way = std::uint32_t(t.global_id() % ways);
               if (g >= n) return;
@@ -96,13 +107,16 @@ void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch) {
               t.syncwarp(0xffu << (t.lane_id() / ways * ways));
               if (choose_way(set, p.key) != way) return;
               const undo_entry e{base + way, set[way].key, set[way].value};
-              log.insert(t, &e, sizeof e);  // persisted before the pair changes
+              log.insert(t, &e, sizeof e, order);  // persists before the pair changes
               v[base + way] = p;
-              t.gpm_persist();
+              // epoch: durable now; sbrp: durable by the kernel's end.
+              if (order == pm::ordering::epoch) t.gpm_persist();
             },
-            batch.data(), std::uint64_t(batch.size()), table_.span<kv_pair>(), p_.sets, log_->view());
-  log_->clear();  // the batch is whole: its undo entries are not needed
-  set_flag(0);
+            batch.data(), std::uint64_t(batch.size()), table_.span<kv_pair>(), p_.sets, log_->view(), o);
+  set_state(committed, applied);  // the pairs are durable: keep the batch
+  log_->clear();
+  crash_trigger::point();
+  set_state(committed + 1, idle);
 }
 
 std::vector<std::uint64_t> store::get_batch(cpu::executor& ex, std::span<const std::uint64_t> keys) {
@@ -126,6 +140,13 @@ std::vector<std::uint64_t> store::get_batch(cpu::executor& ex, std::span<const s
 
 bool store::recover(cpu::executor& ex) {
   if (!batch_in_flight()) return false;
+  const std::uint64_t committed = committed_batches();
+  if ((txn_.as<std::uint64_t>()[0] & 3) == applied) {  // finish the commit
+    log_->clear();
+    crash_trigger::point();
+    set_state(committed + 1, idle);
+    return true;
+  }
   const pm::hcl_view log = log_->view();
   ex.launch({dim3(log.blocks), dim3(log.threads), 0, "gpkvs_recover"},
             [](auto& t, pm::hcl_view l, pm::pm_span<kv_pair> table) {
@@ -139,8 +160,43 @@ bool store::recover(cpu::executor& ex) {
               }
             },
             log, table_.span<kv_pair>());
-  set_flag(0);
+  set_state(committed, idle);
   return true;
+}
+
+void set_batch_dram(cpu::executor& ex, std::vector<kv_pair>& table, std::uint32_t sets, std::span<const kv_pair> batch) {
+  const auto threads = std::uint32_t(batch.size()) * ways;
+  if (threads == 0) return;
+  ex.launch({dim3((threads + block - 1) / block), dim3(block), 0, "gpkvs_set_dram"},
+            [](auto& t, const kv_pair* in, std::uint64_t n, kv_pair* tab, std::uint32_t nsets) {
+              const std::uint64_t g = t.global_id() / ways;
+              const std::uint32_t way = std::uint32_t(t.global_id() % ways);
+              if (g >= n) return;
+              const kv_pair p = in[g];
+              kv_pair* set = tab + std::uint64_t(set_of(p.key, nsets)) * ways;
+              kv_pair seen[ways];
+              for (std::uint32_t w = 0; w < ways; ++w) seen[w] = set[w];
+              t.syncwarp(0xffu << (t.lane_id() / ways * ways));
+              if (choose_way(seen, p.key) == way) set[way] = p;
+            },
+            batch.data(), std::uint64_t(batch.size()), table.data(), sets);
+}
+
+std::vector<std::uint64_t> get_batch_dram(cpu::executor& ex, const std::vector<kv_pair>& table, std::uint32_t sets,
+                                          std::span<const std::uint64_t> keys) {
+  std::vector<std::uint64_t> out(keys.size(), 0);
+  if (keys.empty()) return out;
+  ex.launch({dim3(std::uint32_t((keys.size() + block - 1) / block)), dim3(block), 0, "gpkvs_get_dram"},
+            [](auto& t, const std::uint64_t* k, std::uint64_t n, const kv_pair* tab, std::uint32_t nsets,
+               std::uint64_t* o) {
+              const std::uint64_t i = t.global_id();
+              if (i >= n) return;
+              const kv_pair* set = tab + std::uint64_t(set_of(k[i], nsets)) * ways;
+              for (std::uint32_t w = 0; w < ways; ++w)
+                if (set[w].key == k[i]) o[i] = set[w].value;
+            },
+            keys.data(), std::uint64_t(keys.size()), table.data(), sets, out.data());
+  return out;
 }
 
 std::vector<kv_pair> make_batch(std::uint64_t seed, std::uint64_t b, std::uint32_t n, std::uint32_t sets) {

@@ -16,6 +16,7 @@
 
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/hcl_log.hpp"
+#include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
 
 namespace gpmx::apps::gpkvs {
@@ -43,29 +44,41 @@ class store {
   static store create(const std::filesystem::path& dir, params p, pm::durability mode = pm::durability::msync);
   static store open(const std::filesystem::path& dir, pm::durability mode = pm::durability::msync);
 
-  // One transactional batch of SETs (at most max_batch pairs).
-  void set_batch(cpu::executor& ex, std::span<const kv_pair> batch);
+  // One transactional batch of SETs (at most max_batch pairs). epoch: the
+  // undo entry, its tail and the pair are ordered by gpm_persist; sbrp: by
+  // oFence, and the kernel's end makes the pairs durable before the commit.
+  void set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ordering o = pm::ordering::epoch);
   // Values of the keys (0 where absent), by a GET kernel.
   std::vector<std::uint64_t> get_batch(cpu::executor& ex, std::span<const std::uint64_t> keys);
-  // Undoes a batch that did not finish; returns whether there was one.
+  // Undoes a batch that did not finish (or completes the commit of one whose
+  // pairs were all durable); returns whether there was one.
   // Itself crash-safe: recovering twice is recovering once.
   bool recover(cpu::executor& ex);
   bool batch_in_flight() const;
+  // Batches committed since the table was created.
+  std::uint64_t committed_batches() const;
   // Bytes persisted through the table and the log since this object opened them.
   std::uint64_t bytes_persisted() const;
 
   std::span<const kv_pair> table() const { return {table_.as<kv_pair>().data(), table_.size() / sizeof(kv_pair)}; }
   const params& parameters() const { return p_; }
+  pm::pool& pool() { return *pool_; }
 
  private:
   store(std::unique_ptr<pm::pool> pool, std::unique_ptr<pm::hcl_log> log, params p);
-  void set_flag(std::uint64_t v);
+  void set_state(std::uint64_t committed, std::uint64_t phase);
 
   std::unique_ptr<pm::pool> pool_;
   std::unique_ptr<pm::hcl_log> log_;
   params p_;
   pm::region table_, txn_;
 };
+
+// The CPU-assisted baseline's kernels (GPM's CAP-mm): the same SET and GET
+// batches on a table in DRAM (sets x ways pairs), nothing logged or persisted.
+void set_batch_dram(cpu::executor& ex, std::vector<kv_pair>& table, std::uint32_t sets, std::span<const kv_pair> batch);
+std::vector<std::uint64_t> get_batch_dram(cpu::executor& ex, const std::vector<kv_pair>& table, std::uint32_t sets,
+                                          std::span<const std::uint64_t> keys);
 
 // Batch b of a deterministic sequence of SETs: n pairs with distinct sets,
 // keys drawn from 4 x sets values (so keys repeat and full sets evict).

@@ -13,6 +13,7 @@
 
 #include "gpmx/exec/memory_scope.hpp"
 #include "gpmx/pm/log_fail.hpp"
+#include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
 
 namespace gpmx::pm {
@@ -29,7 +30,8 @@ struct conv_view {
 
   // partition < 0 picks the calling block's partition (block rank modulo the count).
   template <class Ctx>
-  GPMX_HD void insert(Ctx& t, const void* src, std::size_t bytes, int partition = -1) const {
+  GPMX_HD void insert(Ctx& t, const void* src, std::size_t bytes, int partition = -1,
+                      ordering o = ordering::epoch) const {
     const std::uint32_t p = pick(t, partition);
     const std::uint64_t rec = record_bytes(bytes);
     if (rec > partition_bytes) detail::log_fail(errc::log_entry_too_large, "conventional", "entry of {} bytes exceeds the {}-byte partition", bytes, partition_bytes);
@@ -44,10 +46,10 @@ struct conv_view {
     const std::uint64_t size = bytes;
     memcpy(at + rec - 8, &size, 8);
     t.record_pm_write(domain, at, rec);
-    t.gpm_persist();  // the entry is durable before the tail names it
+    order_persists(t, o);  // the entry persists before the tail names it
     tails[p] = tail + rec;
     t.record_pm_write(domain, &tails[p], 8);
-    t.gpm_persist();
+    order_persists(t, o);
     unlock(t, p);
   }
 
@@ -62,13 +64,13 @@ struct conv_view {
   }
 
   template <class Ctx>
-  GPMX_HD void remove(Ctx& t, std::size_t bytes, int partition = -1) const {
+  GPMX_HD void remove(Ctx& t, std::size_t bytes, int partition = -1, ordering o = ordering::epoch) const {
     const std::uint32_t p = pick(t, partition);
     lock(t, p);
     last_entry(t, p, bytes, "remove of {} bytes from empty partition {}");
     tails[p] -= record_bytes(bytes);
     t.record_pm_write(domain, &tails[p], 8);
-    t.gpm_persist();
+    order_persists(t, o);
     unlock(t, p);
   }
 

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "gpmx/pm/log_fail.hpp"
+#include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
 
 namespace gpmx::pm {
@@ -35,7 +36,7 @@ struct hcl_view {
   }
 
   template <class Ctx>
-  GPMX_HD void insert(Ctx& t, const void* src, std::size_t bytes) const {
+  GPMX_HD void insert(Ctx& t, const void* src, std::size_t bytes, ordering o = ordering::epoch) const {
     const std::uint64_t s = checked_slot(t);
     const std::uint32_t words = std::uint32_t((bytes + 3) / 4);
     if (words > capacity_words) detail::log_fail(errc::log_entry_too_large, "HCL", "entry of {} bytes exceeds the {}-byte slot", bytes, std::uint64_t(capacity_words) * 4);
@@ -50,10 +51,10 @@ struct hcl_view {
       *dst = w;
       t.record_pm_write(domain, dst, 4);
     }
-    t.gpm_persist();  // the entry is durable before the tail names it
+    order_persists(t, o);  // the entry persists before the tail names it
     tails[s] = tail + words;
     t.record_pm_write(domain, &tails[s], 4);
-    t.gpm_persist();
+    order_persists(t, o);
   }
 
   // Copies the thread's most recent entry of `bytes` bytes into dst.
@@ -73,14 +74,14 @@ struct hcl_view {
 
   // Drops the thread's most recent entry of `bytes` bytes.
   template <class Ctx>
-  GPMX_HD void remove(Ctx& t, std::size_t bytes) const {
+  GPMX_HD void remove(Ctx& t, std::size_t bytes, ordering o = ordering::epoch) const {
     const std::uint64_t s = checked_slot(t);
     const std::uint32_t words = std::uint32_t((bytes + 3) / 4);
     const std::uint32_t tail = tails[s];
     if (tail < words) detail::log_fail(errc::log_empty, "HCL", "remove of {} bytes, but only {} bytes are logged", bytes, std::uint64_t(tail) * 4);
     tails[s] = tail - words;
     t.record_pm_write(domain, &tails[s], 4);
-    t.gpm_persist();
+    order_persists(t, o);
   }
 
   template <class Ctx>

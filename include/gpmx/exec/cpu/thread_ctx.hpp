@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpmx/exec/cpu/block_state.hpp"
+#include "gpmx/exec/crash_trigger.hpp"
 #include "gpmx/exec/persist_domain.hpp"
 #include "gpmx/exec/dim3.hpp"
 #include "gpmx/exec/memory_scope.hpp"
@@ -221,6 +222,7 @@ class thread_ctx {
   // PM views call this for every store; persistency operations flush the
   // lines recorded since the thread's last flush.
   void record_pm_write(const persist_domain* d, const void* p, std::size_t bytes) {
+    crash_trigger::point();
     const auto first = reinterpret_cast<std::uintptr_t>(p) / persist_line_bytes;
     const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes - 1) / persist_line_bytes;
     for (std::uintptr_t l = first; l <= last; ++l)

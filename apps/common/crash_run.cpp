@@ -1,0 +1,117 @@
+#include "common/crash_run.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <fmt/format.h>
+
+#include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/pm/errors.hpp"
+
+namespace gpmx::apps {
+namespace {
+
+// Messages from child to parent: a tag byte, then a count or a text.
+constexpr char tag_killed = 'K', tag_done = 'D', tag_error = 'E';
+int report_fd = -1;
+
+void write_all(int fd, const void* p, std::size_t n) {
+  const auto* b = static_cast<const char*>(p);
+  while (n > 0) {
+    const ssize_t w = ::write(fd, b, n);
+    if (w <= 0) return;  // the parent is gone: nothing to tell
+    b += w;
+    n -= std::size_t(w);
+  }
+}
+
+void send_count(char tag, std::uint64_t n) {
+  char msg[9];
+  msg[0] = tag;
+  std::memcpy(msg + 1, &n, 8);
+  write_all(report_fd, msg, sizeof msg);
+}
+
+// Runs in the child on the thread that reached the limit (and any after it):
+// tell the watchdog once, then wait for its SIGKILL.
+void wait_for_kill(std::uint64_t point) {
+  static std::atomic<bool> told{false};
+  if (!told.exchange(true)) send_count(tag_killed, point);
+  for (;;) ::pause();
+}
+
+[[noreturn]] void child_main(int fd, std::uint64_t crash_after, const std::function<void()>& work) {
+  report_fd = fd;
+  crash_trigger::arm(crash_after, &wait_for_kill);
+  try {
+    work();
+  } catch (const std::exception& e) {
+    const std::string what = std::string(1, tag_error) + std::string(e.what()).substr(0, 4000);
+    write_all(fd, what.data(), what.size());
+    ::_exit(3);
+  } catch (...) {
+    const char what[] = "Eunknown exception";
+    write_all(fd, what, sizeof what - 1);
+    ::_exit(3);
+  }
+  send_count(tag_done, crash_trigger::count());
+  ::_exit(0);
+}
+
+}  // namespace
+
+child_outcome run_in_child(std::uint64_t crash_after, const std::function<void()>& work) {
+  int fds[2];
+  if (::pipe(fds) != 0)
+    throw pm::pm_error(pm::errc::io, fmt::format("crash run: pipe failed: {}", std::strerror(errno)));
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw pm::pm_error(pm::errc::io, fmt::format("crash run: fork failed: {}", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    child_main(fds[1], crash_after, work);
+  }
+  ::close(fds[1]);
+  child_outcome out;
+  std::string msg;
+  char buf[4096];
+  for (;;) {
+    const ssize_t r = ::read(fds[0], buf, sizeof buf);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    msg.append(buf, std::size_t(r));
+    if (msg[0] == tag_killed && msg.size() >= 9) {
+      ::kill(pid, SIGKILL);  // the crash: no clean-up runs in the child
+      break;
+    }
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!msg.empty() && (msg[0] == tag_killed || msg[0] == tag_done) && msg.size() >= 9)
+    std::memcpy(&out.points, msg.data() + 1, 8);
+  if (!msg.empty() && msg[0] == tag_killed) {
+    out.killed = true;
+  } else if (!msg.empty() && msg[0] == tag_error) {
+    out.failed = true;
+    out.error = msg.substr(1);
+  } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0 && !msg.empty() && msg[0] == tag_done)) {
+    out.failed = true;
+    out.error = WIFSIGNALED(status) ? fmt::format("the child died of signal {}", WTERMSIG(status))
+                                    : fmt::format("the child exited with status {}", WEXITSTATUS(status));
+  }
+  return out;
+}
+
+}  // namespace gpmx::apps

@@ -1,0 +1,102 @@
+#include "common/run_meta.hpp"
+
+#include <cstring>
+#include <fmt/format.h>
+
+#include "gpmx/exec/errors.hpp"
+#include "gpmx/pm/errors.hpp"
+
+namespace gpmx::apps {
+namespace {
+
+constexpr std::uint64_t meta_magic = 0x4154454d584d5047ull;  // "GPMXMETA"
+constexpr std::size_t name_bytes = 40;
+constexpr std::size_t max_params = 32;
+
+struct meta_entry {
+  char name[name_bytes];
+  std::uint64_t value;
+};
+struct meta_layout {
+  std::uint64_t magic;  // written and persisted last
+  std::uint64_t style;
+  std::uint64_t count;
+  char workload[name_bytes];
+  meta_entry entries[max_params];
+};
+
+void copy_name(char (&dst)[name_bytes], std::string_view src, std::string_view what) {
+  if (src.size() >= name_bytes)
+    throw config_error(fmt::format("{} '{}' is longer than {} characters", what, src, name_bytes - 1));
+  std::memset(dst, 0, name_bytes);
+  std::memcpy(dst, src.data(), src.size());
+}
+
+}  // namespace
+
+std::uint64_t run_meta::get(std::string_view name) const {
+  const auto it = p.find(name);
+  if (it == p.end()) throw config_error(fmt::format("the workload's recorded parameters have no '{}'", name));
+  return it->second;
+}
+
+void write_meta(pm::pool& pool, std::string_view workload, style s, const params& p) {
+  if (p.size() > max_params)
+    throw config_error(fmt::format("workload '{}' has {} parameters; at most {} are recorded", workload, p.size(),
+                                   max_params));
+  pm::region r = pool.create_region("meta", sizeof(meta_layout));
+  auto* m = reinterpret_cast<meta_layout*>(r.data());
+  m->style = std::uint64_t(s);
+  m->count = p.size();
+  copy_name(m->workload, workload, "workload name");
+  std::size_t i = 0;
+  for (const auto& [name, value] : p) {
+    copy_name(m->entries[i].name, name, "parameter name");
+    m->entries[i++].value = value;
+  }
+  r.persist();
+  m->magic = meta_magic;
+  r.persist(0, sizeof m->magic);
+}
+
+run_meta read_meta(pm::pool& pool, std::string_view workload) {
+  if (!pool.contains("meta"))
+    throw pm::pm_error(pm::errc::missing_region,
+                       fmt::format("{}: no 'meta' region: the run of '{}' was stopped before its set-up finished; "
+                                   "run it again", pool.path().string(), workload));
+  const pm::region r = pool.find("meta");
+  if (r.size() < sizeof(meta_layout))
+    throw pm::pm_error(pm::errc::bad_size, fmt::format("{}: the 'meta' region is too small", pool.path().string()));
+  const auto* m = reinterpret_cast<const meta_layout*>(r.data());
+  if (m->magic != meta_magic)
+    throw pm::pm_error(pm::errc::missing_region,
+                       fmt::format("{}: the 'meta' region is incomplete: the run of '{}' was stopped before its "
+                                   "set-up finished; run it again", pool.path().string(), workload));
+  const std::string_view recorded(m->workload, strnlen(m->workload, name_bytes));
+  if (recorded != workload)
+    throw pm::pm_error(pm::errc::bad_argument, fmt::format("{}: holds workload '{}', not '{}'",
+                                                           pool.path().string(), recorded, workload));
+  if (m->style > 1 || m->count > max_params)
+    throw pm::pm_error(pm::errc::checksum_mismatch,
+                       fmt::format("{}: the 'meta' region is corrupt (style {}, {} parameters)", pool.path().string(),
+                                   m->style, m->count));
+  run_meta out;
+  out.s = style(m->style);
+  for (std::size_t i = 0; i < m->count; ++i)
+    out.p[std::string(m->entries[i].name, strnlen(m->entries[i].name, name_bytes))] = m->entries[i].value;
+  return out;
+}
+
+void fresh_directory(const std::filesystem::path& dir) {
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+}
+
+void require_file(const std::filesystem::path& dir, std::string_view file, std::string_view workload) {
+  if (!std::filesystem::exists(dir / file))
+    throw pm::pm_error(pm::errc::missing_region,
+                       fmt::format("{}: no data of workload '{}' here (missing {}); run it first",
+                                   dir.string(), workload, file));
+}
+
+}  // namespace gpmx::apps

@@ -1,0 +1,47 @@
+#include "common/workload.hpp"
+
+#include <charconv>
+#include <fmt/format.h>
+
+#include "gpmx/exec/errors.hpp"
+
+namespace gpmx::apps {
+
+std::string_view to_string(style s) { return s == style::sbrp ? "sbrp" : "epoch"; }
+
+style parse_style(std::string_view text) {
+  if (text == "epoch") return style::epoch;
+  if (text == "sbrp") return style::sbrp;
+  throw config_error(fmt::format("unknown style '{}': use epoch or sbrp", text));
+}
+
+run_report workload::run_cap_mm(const env&, const params&) {
+  throw config_error(fmt::format("workload '{}' has no CPU-assisted (CAP-mm) baseline", name()));
+}
+
+params resolve_params(const workload& w, const params& given) {
+  params out;
+  const auto specs = w.parameters();
+  for (const param_spec& s : specs) out[s.name] = s.default_value;
+  for (const auto& [name, value] : given) {
+    if (!out.contains(name)) {
+      std::string known;
+      for (const param_spec& s : specs) known += (known.empty() ? "" : ", ") + s.name;
+      throw config_error(fmt::format("workload '{}' has no parameter '{}' (it has: {})", w.name(), name, known));
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+void parse_param(std::string_view text, params& given) {
+  const auto eq = text.find('=');
+  std::uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  if (eq == std::string_view::npos || eq == 0 ||
+      std::from_chars(text.data() + eq + 1, end, v).ptr != end || eq + 1 == text.size())
+    throw config_error(fmt::format("parameter '{}' is not name=value with a non-negative integer value", text));
+  given[std::string(text.substr(0, eq))] = v;
+}
+
+}  // namespace gpmx::apps
