@@ -11,13 +11,14 @@
 #include <fmt/format.h>
 
 #include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/exec/errors.hpp"
 #include "gpmx/pm/errors.hpp"
 
 namespace gpmx::apps {
 namespace {
 
 // Messages from child to parent: a tag byte, then a count or a text.
-constexpr char tag_killed = 'K', tag_done = 'D', tag_error = 'E';
+constexpr char tag_killed = 'K', tag_done = 'D', tag_error = 'E', tag_config = 'C';
 int report_fd = -1;
 
 void write_all(int fd, const void* p, std::size_t n) {
@@ -50,6 +51,10 @@ void wait_for_kill(std::uint64_t point) {
   crash_trigger::arm(crash_after, &wait_for_kill);
   try {
     work();
+  } catch (const config_error& e) {
+    const std::string what = std::string(1, tag_config) + std::string(e.what()).substr(0, 4000);
+    write_all(fd, what.data(), what.size());
+    ::_exit(2);
   } catch (const std::exception& e) {
     const std::string what = std::string(1, tag_error) + std::string(e.what()).substr(0, 4000);
     write_all(fd, what.data(), what.size());
@@ -103,8 +108,9 @@ child_outcome run_in_child(std::uint64_t crash_after, const std::function<void()
     std::memcpy(&out.points, msg.data() + 1, 8);
   if (!msg.empty() && msg[0] == tag_killed) {
     out.killed = true;
-  } else if (!msg.empty() && msg[0] == tag_error) {
+  } else if (!msg.empty() && (msg[0] == tag_error || msg[0] == tag_config)) {
     out.failed = true;
+    out.bad_config = msg[0] == tag_config;
     out.error = msg.substr(1);
   } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0 && !msg.empty() && msg[0] == tag_done)) {
     out.failed = true;

@@ -14,6 +14,7 @@ struct child_outcome {
   bool killed = false;          // SIGKILLed at the crash point
   std::uint64_t points = 0;     // crash points the child reached (the limit, when killed)
   bool failed = false;          // the work threw (error holds what()) or the child died otherwise
+  bool bad_config = false;      // what it threw was a gpmx::config_error (bad arguments)
   std::string error;
   double seconds = 0;           // wall time of the child
 };

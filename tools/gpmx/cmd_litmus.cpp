@@ -63,7 +63,8 @@ void run_litmus(const LitmusArgs& a) {
   if (a.expect && !failed.empty()) {
     std::string msg = "expected verdicts not met in:";
     for (const auto& f : failed) msg += " " + f;
-    throw std::runtime_error(msg + " (rerun with --details)");
+    fmt::print(stderr, "gpmx: {} (rerun with --details)\n", msg);
+    throw exit_request{exit_check_failed};
   }
 }
 

@@ -4,11 +4,27 @@
 
 namespace gpmx::cli {
 
+// Exit statuses, the same for every subcommand (docs/cli.md).
+enum exit_status : int {
+  exit_ok = 0,
+  exit_check_failed = 1,  // a verification, an expectation or a check found a failure
+  exit_usage = 2,         // bad arguments: unknown option, workload, parameter or value
+  exit_failure = 3,       // the work could not be done: missing or corrupt data, I/O
+};
+// Thrown by a command that has printed its result and must end with `status`.
+struct exit_request {
+  int status;
+};
+
 // Adds `gpmx demo` to app.
 void register_demo(CLI::App& app);
 // Adds `gpmx bench ...` to app.
 void register_bench(CLI::App& app);
 // Adds `gpmx litmus FILE...` to app.
 void register_litmus(CLI::App& app);
+// Adds `gpmx run|recover|verify` to app.
+void register_workload_commands(CLI::App& app);
+// Adds `gpmx list` to app.
+void register_list(CLI::App& app);
 
 }  // namespace gpmx::cli

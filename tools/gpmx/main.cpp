@@ -1,23 +1,34 @@
 // gpmx: the command line. Subcommands register themselves (commands.hpp);
-// every error reaches the user as one message and a non-zero exit status.
+// every error reaches the user as one message and an exit status that says
+// what kind of failure it was.
 #include <exception>
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "gpmx/exec/errors.hpp"
 
 int main(int argc, char** argv) {
+  using namespace gpmx::cli;
   CLI::App app{"gpmx: GPU programs whose data survives crashes, on the CPU and on CUDA"};
   app.require_subcommand(1);
-  gpmx::cli::register_demo(app);
-  gpmx::cli::register_bench(app);
-  gpmx::cli::register_litmus(app);
+  register_workload_commands(app);
+  register_list(app);
+  register_demo(app);
+  register_bench(app);
+  register_litmus(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int status = app.exit(e);
+    return status == 0 ? exit_ok : exit_usage;
+  } catch (const exit_request& r) {
+    return r.status;
+  } catch (const gpmx::config_error& e) {
+    fmt::print(stderr, "gpmx: error: {}\n", e.what());
+    return exit_usage;
   } catch (const std::exception& e) {
     fmt::print(stderr, "gpmx: error: {}\n", e.what());
-    return 1;
+    return exit_failure;
   }
-  return 0;
+  return exit_ok;
 }

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The workload commands end to end, with their exit statuses:
+# run --crash-after, verify (1: in flight), recover, verify (0),
+# bad arguments (2), missing data (3), and recovery killed part-way.
+set -u
+gpmx="$1"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+failures=0
+
+expect() {  # expect STATUS COMMAND...
+  local want="$1"; shift
+  "$@" > out.txt 2> err.txt
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: '$*' exited $got, expected $want"; cat out.txt err.txt
+    failures=$((failures + 1))
+  fi
+}
+
+small="-p sets=256 -p batch=64 -p batches=6"
+expect 0 "$gpmx" run gpkvs $small --crash-after 700 --quiet
+grep -q "SIGKILL after crash point 700" out.txt || { echo "FAIL: no crash reported"; cat out.txt; failures=$((failures + 1)); }
+expect 1 "$gpmx" verify gpkvs
+grep -q "recover first" out.txt || { echo "FAIL: verify did not ask for recovery"; failures=$((failures + 1)); }
+expect 0 "$gpmx" recover gpkvs --crash-after 3 --json
+expect 0 "$gpmx" recover gpkvs --json
+grep -q '"repaired": true' out.txt || { echo "FAIL: recovery did nothing"; cat out.txt; failures=$((failures + 1)); }
+expect 0 "$gpmx" verify gpkvs --json
+grep -q '"ok": true' out.txt || { echo "FAIL: verify not ok"; failures=$((failures + 1)); }
+expect 0 "$gpmx" run gpkvs $small --style sbrp --json --data other
+grep -q '"style": "sbrp"' out.txt || { echo "FAIL: style not sbrp"; failures=$((failures + 1)); }
+expect 0 "$gpmx" verify gpkvs --data other
+expect 0 "$gpmx" list --json
+# Bad arguments: 2.
+expect 2 "$gpmx" run no-such-workload
+expect 2 "$gpmx" run gpkvs -p no_such_param=1
+expect 2 "$gpmx" run gpkvs -p sets=zero
+expect 2 "$gpmx" run gpkvs --style strict
+expect 2 "$gpmx" run gpkvs -p sets=0 --crash-after 5
+expect 2 "$gpmx" run gpkvs --durability fast
+expect 2 "$gpmx" verify
+# No data: 3.
+expect 3 "$gpmx" verify gpkvs --data empty-dir
+exit $((failures > 0))

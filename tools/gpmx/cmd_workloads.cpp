@@ -1,0 +1,156 @@
+// gpmx run | recover | verify W: the recoverable workloads, each keeping its
+// files under DATA/W (./gpmx-data by default) so the three commands run in
+// one directory work on the same data. --crash-after N runs the work in a
+// child that a watchdog (this process) SIGKILLs after its Nth crash point.
+#include <filesystem>
+#include <fmt/format.h>
+#include <memory>
+#include <optional>
+
+#include "commands.hpp"
+#include "common/crash_run.hpp"
+#include "common/registry.hpp"
+#include "gpmx/exec/errors.hpp"
+#include "kv_table.hpp"
+#include "progress_bar.hpp"
+
+namespace gpmx::cli {
+namespace {
+
+struct workload_args {
+  std::string workload;
+  std::string data = "gpmx-data";
+  std::string durability = "msync";
+  unsigned workers = 0;
+  std::uint64_t crash_after = 0;
+  bool json = false, quiet = false;
+  // run only
+  std::string style = "epoch";
+  std::vector<std::string> param_texts;
+};
+
+void add_common_options(CLI::App* sub, workload_args& a, bool crash) {
+  sub->add_option("workload", a.workload, "workload name (see gpmx list)")->required();
+  sub->add_option("--data", a.data, "directory holding every workload's data (DATA/W)")->capture_default_str();
+  sub->add_option("--durability", a.durability, "how persists reach the file: pmem, msync or none")
+      ->capture_default_str();
+  sub->add_option("--workers", a.workers, "executor worker threads (default: GPMX_WORKERS, else every core)");
+  if (crash)
+    sub->add_option("--crash-after", a.crash_after,
+                    "SIGKILL the work right after its Nth crash point (PM store or commit step)");
+  sub->add_flag("--json", a.json, "print JSON instead of a table");
+  sub->add_flag("--quiet", a.quiet, "no progress bar");
+}
+
+pm::durability durability_of(const workload_args& a) {
+  if (a.durability == "pmem" || a.durability == "msync" || a.durability == "none")
+    return pm::durability_from_string(a.durability);
+  throw config_error(fmt::format("unknown durability '{}': use pmem, msync or none", a.durability));
+}
+
+// Runs work(env) here, or in a child killed at --crash-after; reports the
+// crash in r when there is one. The executor is made where the work runs:
+// the watchdog must fork before any thread exists.
+template <class Work>
+void run_work(const workload_args& a, const char* verb, kv_result& r, Work&& work) {
+  const pm::durability mode = durability_of(a);
+  const std::filesystem::path dir = std::filesystem::path(a.data) / a.workload;
+  auto body = [&] {
+    cpu::executor ex({.workers = a.workers});
+    progress_bar bar(fmt::format("{} {}", verb, a.workload), !a.quiet && !a.json);
+    work(apps::env{ex, dir, mode, [&bar](double f) { bar.update(f); }});
+  };
+  if (a.crash_after == 0) {
+    body();
+    return;
+  }
+  const apps::child_outcome out = apps::run_in_child(a.crash_after, body);
+  if (out.failed) {
+    if (out.bad_config) throw config_error(out.error);
+    throw std::runtime_error(out.error);
+  }
+  r.add("crashed", "crashed", out.killed,
+        out.killed ? fmt::format("yes: SIGKILL after crash point {}", out.points)
+                   : fmt::format("no: finished after {} crash points, before {}", out.points, a.crash_after));
+  r.add("crash points", "crash_points", out.points, fmt::format("{}", out.points));
+  r.add("seconds", "seconds", out.seconds, fmt::format("{:.3f}", out.seconds));
+}
+
+void do_run(const workload_args& a) {
+  apps::workload& w = apps::find_workload(a.workload);
+  apps::params given;
+  for (const std::string& t : a.param_texts) apps::parse_param(t, given);
+  const apps::params p = apps::resolve_params(w, given);
+  const apps::style s = apps::parse_style(a.style);
+  kv_result r;
+  r.add("workload", "workload", a.workload, a.workload);
+  r.add("style", "style", std::string(apps::to_string(s)), std::string(apps::to_string(s)));
+  std::string shown;
+  for (const auto& [k, v] : p) shown += fmt::format("{}{}={}", shown.empty() ? "" : " ", k, v);
+  r.add("parameters", "parameters", p, shown);
+  r.add("data", "data", (std::filesystem::path(a.data) / a.workload).string(),
+        (std::filesystem::path(a.data) / a.workload).string());
+  std::optional<apps::run_report> rep;
+  run_work(a, "run", r, [&](const apps::env& e) { rep = w.run(e, p, s); });
+  if (rep) {
+    r.add("operations", "operations", rep->operations, fmt::format("{} {}", rep->operations, rep->unit));
+    r.add("unit", "unit", rep->unit, rep->unit);
+    r.add("batches", "batches", rep->batches, fmt::format("{}", rep->batches));
+    r.add("seconds", "seconds", rep->seconds, fmt::format("{:.3f}", rep->seconds));
+    const double rate = rep->seconds > 0 ? double(rep->operations) / rep->seconds : 0;
+    r.add("throughput", "operations_per_second", rate, fmt::format("{:.0f} {}/s", rate, rep->unit));
+    r.add("PM persisted", "bytes_persisted", rep->bytes_persisted, human_bytes(rep->bytes_persisted));
+  }
+  print_result(r, a.json);
+}
+
+void do_recover(const workload_args& a) {
+  apps::workload& w = apps::find_workload(a.workload);
+  kv_result r;
+  r.add("workload", "workload", a.workload, a.workload);
+  std::optional<apps::recover_report> rep;
+  run_work(a, "recover", r, [&](const apps::env& e) { rep = w.recover(e); });
+  if (rep) {
+    r.add("repaired", "repaired", rep->repaired, rep->repaired ? "yes" : "no");
+    r.add("what", "what", rep->what, rep->what);
+    r.add("recovery time", "seconds", rep->seconds, fmt::format("{:.3f} s", rep->seconds));
+  }
+  print_result(r, a.json);
+}
+
+void do_verify(const workload_args& a) {
+  apps::workload& w = apps::find_workload(a.workload);
+  kv_result r;
+  r.add("workload", "workload", a.workload, a.workload);
+  std::optional<apps::verify_report> rep;
+  run_work(a, "verify", r, [&](const apps::env& e) { rep = w.verify(e); });
+  r.add("verified", "ok", rep->ok, rep->ok ? "yes" : "NO");
+  r.add("checked", "checked", rep->checked, fmt::format("{}", rep->checked));
+  r.add("detail", "detail", rep->detail, rep->detail);
+  print_result(r, a.json);
+  if (!rep->ok) throw exit_request{exit_check_failed};
+}
+
+}  // namespace
+
+void register_workload_commands(CLI::App& app) {
+  auto run_args = std::make_shared<workload_args>();
+  auto* run = app.add_subcommand("run", "Run a workload on fresh data under DATA/W (--crash-after N: kill it part-way)");
+  add_common_options(run, *run_args, true);
+  run->add_option("--style", run_args->style, "persist ordering: epoch (gpm_persist) or sbrp (ofence, scoped pacq/prel)")
+      ->capture_default_str();
+  run->add_option("-p,--param", run_args->param_texts, "NAME=VALUE, repeatable (gpmx list shows each workload's)");
+  run->callback([run_args] { do_run(*run_args); });
+
+  auto rec_args = std::make_shared<workload_args>();
+  auto* rec = app.add_subcommand("recover", "Repair a workload's data after a crash (crash-safe itself)");
+  add_common_options(rec, *rec_args, true);
+  rec->callback([rec_args] { do_recover(*rec_args); });
+
+  auto ver_args = std::make_shared<workload_args>();
+  auto* ver = app.add_subcommand("verify", "Check a workload's data against a sequential reference (exit 1 if it differs)");
+  add_common_options(ver, *ver_args, false);
+  ver->callback([ver_args] { do_verify(*ver_args); });
+}
+
+}  // namespace gpmx::cli
