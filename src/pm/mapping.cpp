@@ -32,7 +32,7 @@ void mapping::persist(const void* p, std::uint64_t bytes) const {
                                path_.string(), bytes, b - base_, size_));
   persisted_.fetch_add(bytes, std::memory_order_relaxed);
   if (bytes == 0 || mode_ == durability::none) return;
-  if (mode_ == durability::pmem && is_pmem_) {
+  if ((mode_ == durability::pmem && is_pmem_) || mode_ == durability::flush) {
     pmem_persist(p, bytes);
     return;
   }

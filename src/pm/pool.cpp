@@ -28,7 +28,7 @@ class pool_domain final : public persist_domain {
   // msync works on pages: one call per run of lines that share or touch
   // pages, instead of one per run of adjacent lines.
   void persist_lines(const std::uintptr_t* lines, std::size_t n) const override {
-    if (map_->mode() == durability::pmem && map_->is_pmem()) {
+    if ((map_->mode() == durability::pmem && map_->is_pmem()) || map_->mode() == durability::flush) {
       persist_domain::persist_lines(lines, n);
       return;
     }
@@ -162,6 +162,7 @@ const char* to_string(durability d) {
   switch (d) {
     case durability::pmem: return "pmem";
     case durability::msync: return "msync";
+    case durability::flush: return "flush";
     case durability::none: return "none";
   }
   return "?";
@@ -170,8 +171,9 @@ const char* to_string(durability d) {
 durability durability_from_string(std::string_view s) {
   if (s == "pmem") return durability::pmem;
   if (s == "msync") return durability::msync;
+  if (s == "flush") return durability::flush;
   if (s == "none") return durability::none;
-  fail(errc::bad_argument, fmt::format("durability '{}' is not one of pmem, msync, none", s));
+  fail(errc::bad_argument, fmt::format("durability '{}' is not one of pmem, msync, flush, none", s));
 }
 
 pool::pool(std::unique_ptr<state> s) : s_(std::move(s)) {}

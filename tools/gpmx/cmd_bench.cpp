@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "bench_output.hpp"
 #include "commands.hpp"
 #include "gpmx/bench/exec_bench.hpp"
 #include "gpmx/bench/pm_bench.hpp"
@@ -11,16 +12,6 @@
 
 namespace gpmx::cli {
 namespace {
-
-void print_results(const std::vector<bench::result>& results, bool json, const std::string& out) {
-  const auto j = bench::to_json(results);
-  if (json) fmt::print("{}\n", j.dump(2));
-  else fmt::print("{}", bench::to_table(results));
-  if (!out.empty()) {
-    std::ofstream f(out);
-    if (!(f << j.dump(2) << "\n")) throw std::runtime_error("cannot write " + out);
-  }
-}
 
 void register_bench_pm(CLI::App& bench) {
   auto* pm = bench.add_subcommand("pm", "Benchmark persistent memory: HCL vs conventional logs, fence costs");
@@ -33,7 +24,7 @@ void register_bench_pm(CLI::App& bench) {
   auto a = std::make_shared<args>();
   pm->add_option("--repeat", a->o.repeat, "measured runs per figure (median reported)")->capture_default_str();
   pm->add_option("--log-threads", a->o.log_threads, "logging thread counts")->capture_default_str();
-  pm->add_option("--log-durability", a->o.log_durability, "pmem, msync or none")->capture_default_str();
+  pm->add_option("--log-durability", a->o.log_durability, "pmem, msync, flush or none")->capture_default_str();
   pm->add_option("--disk-dir", a->disk, "directory on disk for the files (default: the temporary directory)");
   pm->add_option("--fence-iterations", a->o.persist_iterations, "fences timed per figure")->capture_default_str();
   pm->add_flag("--logs-only", a->logs_only, "only the logging benchmarks");
@@ -94,6 +85,7 @@ void register_bench(CLI::App& app) {
     print_results(bench::run_exec_benchmarks(a->o), a->json, a->out);
   });
   register_bench_pm(*bench);
+  register_bench_workloads(*bench);
 }
 
 }  // namespace gpmx::cli

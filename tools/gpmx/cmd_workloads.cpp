@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include "cli_args.hpp"
 #include "commands.hpp"
 #include "common/crash_run.hpp"
 #include "common/registry.hpp"
@@ -32,7 +33,7 @@ struct workload_args {
 void add_common_options(CLI::App* sub, workload_args& a, bool crash) {
   sub->add_option("workload", a.workload, "workload name (see gpmx list)")->required();
   sub->add_option("--data", a.data, "directory holding every workload's data (DATA/W)")->capture_default_str();
-  sub->add_option("--durability", a.durability, "how persists reach the file: pmem, msync or none")
+  sub->add_option("--durability", a.durability, durability_help)
       ->capture_default_str();
   sub->add_option("--workers", a.workers, "executor worker threads (default: GPMX_WORKERS, else every core)");
   if (crash)
@@ -42,18 +43,12 @@ void add_common_options(CLI::App* sub, workload_args& a, bool crash) {
   sub->add_flag("--quiet", a.quiet, "no progress bar");
 }
 
-pm::durability durability_of(const workload_args& a) {
-  if (a.durability == "pmem" || a.durability == "msync" || a.durability == "none")
-    return pm::durability_from_string(a.durability);
-  throw config_error(fmt::format("unknown durability '{}': use pmem, msync or none", a.durability));
-}
-
 // Runs work(env) here, or in a child killed at --crash-after; reports the
 // crash in r when there is one. The executor is made where the work runs:
 // the watchdog must fork before any thread exists.
 template <class Work>
 void run_work(const workload_args& a, const char* verb, kv_result& r, Work&& work) {
-  const pm::durability mode = durability_of(a);
+  const pm::durability mode = parse_durability(a.durability);
   const std::filesystem::path dir = std::filesystem::path(a.data) / a.workload;
   auto body = [&] {
     cpu::executor ex({.workers = a.workers});

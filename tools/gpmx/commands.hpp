@@ -20,6 +20,8 @@ struct exit_request {
 void register_demo(CLI::App& app);
 // Adds `gpmx bench ...` to app.
 void register_bench(CLI::App& app);
+// Adds `gpmx bench workloads` and `gpmx bench kvs` to the bench command.
+void register_bench_workloads(CLI::App& bench);
 // Adds `gpmx litmus FILE...` to app.
 void register_litmus(CLI::App& app);
 // Adds `gpmx run|recover|verify` to app.

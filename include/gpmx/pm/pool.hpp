@@ -21,6 +21,8 @@ namespace gpmx::pm {
 enum class durability {
   pmem,   // libpmem decides: cache-line flushes on real PM (DAX), msync elsewhere
   msync,  // always msync the pages
+  flush,  // cache-line flushes and a fence, even where the file is not PM: durable
+          // on PM; on tmpfs this is DRAM-emulated PM (what PM research measures)
   none,   // no flushing at all: fast, for experiments; nothing is claimed durable
 };
 const char* to_string(durability d);

@@ -1,0 +1,141 @@
+#include "gpmx/bench/kvs_compare_bench.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <fmt/format.h>
+#include <random>
+#include <stdexcept>
+
+#include "gpkvs/gpkvs.hpp"
+#ifdef GPMX_HAVE_ROCKSDB
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/write_batch.h>
+#endif
+
+namespace gpmx::bench {
+namespace {
+
+using apps::gpkvs::kv_pair;
+
+std::vector<std::vector<kv_pair>> make_batches(const kvs_compare_options& o) {
+  std::vector<std::vector<kv_pair>> out;
+  for (std::uint32_t b = 0; b < o.batches; ++b) out.push_back(apps::gpkvs::make_batch(1, b, o.batch, o.sets));
+  return out;
+}
+
+struct scoped_dir {
+  std::filesystem::path path;
+  ~scoped_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+double seconds_of(const std::function<void()>& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One gpKVS run: a fresh table, every batch set and committed.
+double time_gpkvs(const kvs_compare_options& o, cpu::executor& ex, const std::filesystem::path& dir,
+                  const std::vector<std::vector<kv_pair>>& batches, pm::ordering order) {
+  std::filesystem::remove_all(dir);
+  auto kvs = apps::gpkvs::store::create(dir, {o.sets, o.batch}, o.mode);
+  const double s = seconds_of([&] {
+    for (const auto& b : batches) kvs.set_batch(ex, b, order);
+  });
+  const auto& last = batches.back();
+  std::vector<std::uint64_t> keys;
+  for (const kv_pair& p : last) keys.push_back(p.key);
+  const auto got = kvs.get_batch(ex, keys);
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (got[i] != last[i].value)
+      throw std::runtime_error(fmt::format("gpKVS read back {} for key {}, expected {}", got[i], keys[i], last[i].value));
+  return s;
+}
+
+#ifdef GPMX_HAVE_ROCKSDB
+std::string key_bytes(std::uint64_t v) {
+  std::string s(8, '\0');
+  for (int i = 7; i >= 0; --i, v >>= 8) s[std::size_t(i)] = char(v & 0xff);  // big-endian: keys sort as numbers
+  return s;
+}
+
+void check(const rocksdb::Status& s, const char* what) {
+  if (!s.ok()) throw std::runtime_error(fmt::format("RocksDB {}: {}", what, s.ToString()));
+}
+
+double time_rocksdb(const std::filesystem::path& dir, const std::vector<std::vector<kv_pair>>& batches) {
+  std::filesystem::remove_all(dir);
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  rocksdb::DB* raw = nullptr;
+  check(rocksdb::DB::Open(options, dir.string(), &raw), "open");
+  std::unique_ptr<rocksdb::DB> db(raw);
+  rocksdb::WriteOptions wo;
+  wo.sync = true;  // the write-ahead log is synced once per batch
+  const double s = seconds_of([&] {
+    for (const auto& b : batches) {
+      rocksdb::WriteBatch wb;
+      for (const kv_pair& p : b) check(wb.Put(key_bytes(p.key), key_bytes(p.value)), "put");
+      check(db->Write(wo, &wb), "write");
+    }
+  });
+  for (const kv_pair& p : batches.back()) {
+    std::string v;
+    check(db->Get(rocksdb::ReadOptions(), key_bytes(p.key), &v), "get");
+    if (v != key_bytes(p.value)) throw std::runtime_error(fmt::format("RocksDB read back a wrong value for key {}", p.key));
+  }
+  check(db->Close(), "close");
+  return s;
+}
+#endif
+
+}  // namespace
+
+bool have_rocksdb() {
+#ifdef GPMX_HAVE_ROCKSDB
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::vector<result> run_kvs_vs_rocksdb(const kvs_compare_options& o) {
+#ifndef GPMX_HAVE_ROCKSDB
+  (void)o;
+  throw std::runtime_error("this gpmx was built without RocksDB: install librocksdb-dev and reconfigure");
+#else
+  if (o.batch == 0 || o.batches == 0 || o.sets == 0 || o.batch > o.sets)
+    throw std::invalid_argument(fmt::format("kvs comparison: sets={} batch={} batches={}: all positive, batch <= sets",
+                                            o.sets, o.batch, o.batches));
+  const auto base = o.dir.empty() ? std::filesystem::temp_directory_path() : o.dir;
+  scoped_dir d{base / fmt::format("gpmx-kvs-compare-{}", std::random_device{}())};
+  const auto batches = make_batches(o);
+  const double ops = double(o.batch) * o.batches;
+  cpu::executor ex({.workers = o.workers});
+  std::vector<double> epoch_ns, sbrp_ns, rocks_ns;
+  for (unsigned i = 0; i < o.repeat; ++i) {  // interleaved, so drift hits all three alike
+    if (o.progress) o.progress(fmt::format("kvs comparison: run {} of {}", i + 1, o.repeat));
+    epoch_ns.push_back(1e9 * time_gpkvs(o, ex, d.path / "gpkvs", batches, pm::ordering::epoch));
+    sbrp_ns.push_back(1e9 * time_gpkvs(o, ex, d.path / "gpkvs", batches, pm::ordering::sbrp));
+    rocks_ns.push_back(1e9 * time_rocksdb(d.path / "rocksdb", batches));
+  }
+  const std::string shape = fmt::format("{} batches of {} SETs, {} sets of 8 ways", o.batches, o.batch, o.sets);
+  std::vector<result> rows;
+  result rocks = make_result("rocksdb_sets", rocks_ns, "RocksDB, one WriteBatch per batch, WAL synced: " + shape);
+  rocks.metrics["operations_per_second"] = ops / (rocks.median_ns / 1e9);
+  for (auto [name, runs] : {std::pair{"gpkvs_epoch_sets", &epoch_ns}, std::pair{"gpkvs_sbrp_sets", &sbrp_ns}}) {
+    result r = make_result(name, *runs, "gpKVS, undo-logged SET batches: " + shape);
+    r.metrics["operations_per_second"] = ops / (r.median_ns / 1e9);
+    r.metrics["vs_rocksdb"] = rocks.median_ns / r.median_ns;
+    rows.push_back(std::move(r));
+  }
+  rows.push_back(std::move(rocks));
+  return rows;
+#endif
+}
+
+}  // namespace gpmx::bench

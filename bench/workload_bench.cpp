@@ -1,0 +1,161 @@
+#include "gpmx/bench/workload_bench.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <random>
+#include <sys/mman.h>
+#include <stdexcept>
+
+#include "common/crash_run.hpp"
+#include "common/registry.hpp"
+
+namespace gpmx::bench {
+namespace {
+
+std::vector<apps::workload*> chosen(const workload_bench_options& o) {
+  std::vector<apps::workload*> out;
+  if (o.workloads.empty())
+    for (const auto& w : apps::all_workloads()) out.push_back(w.get());
+  for (const std::string& n : o.workloads) out.push_back(&apps::find_workload(n));
+  return out;
+}
+
+std::filesystem::path scratch(const workload_bench_options& o, std::string_view what) {
+  const auto base = o.dir.empty() ? std::filesystem::temp_directory_path() : o.dir;
+  return base / fmt::format("gpmx-bench-{}-{}", what, std::random_device{}());
+}
+
+void say(const workload_bench_options& o, const std::string& s) {
+  if (o.progress) o.progress(s);
+}
+
+// A directory removed when the benchmark leaves it.
+struct scoped_dir {
+  std::filesystem::path path;
+  ~scoped_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+std::vector<result> run_workload_throughput(const workload_bench_options& o) {
+  std::vector<result> rows;
+  cpu::executor ex({.workers = o.workers});
+  for (apps::workload* w : chosen(o)) {
+    const apps::params p = apps::resolve_params(*w, {});
+    double epoch_rate = 0;
+    for (apps::style s : {apps::style::epoch, apps::style::sbrp}) {
+      scoped_dir d{scratch(o, w->name())};
+      say(o, fmt::format("{} --style {}: {} runs", w->name(), apps::to_string(s), o.repeat));
+      std::vector<double> ns, rates;
+      apps::run_report last;
+      for (unsigned i = 0; i < o.repeat; ++i) {
+        last = w->run({ex, d.path, o.mode}, p, s);
+        ns.push_back(last.seconds * 1e9);
+        rates.push_back(last.seconds > 0 ? double(last.operations) / last.seconds : 0);
+      }
+      result r = make_result(fmt::format("{}_{}", w->name(), apps::to_string(s)), ns,
+                             fmt::format("{} {} per run, default parameters", last.operations, last.unit));
+      r.metrics["operations_per_second"] = median(rates);
+      r.metrics["bytes_persisted"] = double(last.bytes_persisted);
+      if (s == apps::style::epoch) epoch_rate = median(rates);
+      else if (epoch_rate > 0) r.metrics["sbrp_vs_epoch"] = median(rates) / epoch_rate;
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
+}
+
+std::vector<result> run_write_amplification(const workload_bench_options& o) {
+  std::vector<result> rows;
+  cpu::executor ex({.workers = o.workers});
+  for (apps::workload* w : chosen(o)) {
+    if (!w->has_cap_mm()) continue;
+    const apps::params p = apps::resolve_params(*w, {});
+    scoped_dir d{scratch(o, w->name())};
+    say(o, fmt::format("{}: gpmx against CAP-mm, {} runs each", w->name(), o.repeat));
+    std::vector<double> gpmx_ns, cap_ns;
+    std::uint64_t gpmx_bytes = 0, cap_bytes = 0;
+    for (unsigned i = 0; i < o.repeat; ++i) {
+      const apps::run_report g = w->run({ex, d.path, o.mode}, p, apps::style::epoch);
+      const apps::run_report c = w->run_cap_mm({ex, d.path, o.mode}, p);
+      gpmx_ns.push_back(g.seconds * 1e9);
+      cap_ns.push_back(c.seconds * 1e9);
+      gpmx_bytes = g.bytes_persisted;
+      cap_bytes = c.bytes_persisted;
+    }
+    result r = make_result(fmt::format("{}_cap_mm", w->name()), cap_ns,
+                           "CAP-mm: compute in DRAM, copy the whole structure to PM and persist it every batch");
+    r.metrics["cap_mm_bytes"] = double(cap_bytes);
+    r.metrics["gpmx_bytes"] = double(gpmx_bytes);
+    r.metrics["write_amplification"] = gpmx_bytes ? double(cap_bytes) / double(gpmx_bytes) : 0;
+    r.metrics["gpmx_median_ns"] = median(gpmx_ns);
+    r.metrics["cap_mm_time_vs_gpmx"] = median(cap_ns) / median(gpmx_ns);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::vector<result> run_restoration_latency(const workload_bench_options& o) {
+  // Children do every run and recovery (this process must not start a
+  // thread: it keeps forking); they hand their figures back through a page
+  // shared with the parent.
+  struct figures {
+    double run_seconds;
+    std::uint64_t batches;
+    double recover_seconds;
+  };
+  void* page = ::mmap(nullptr, sizeof(figures), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) throw std::runtime_error("restoration benchmark: cannot map a shared page");
+  auto* shared = static_cast<figures*>(page);
+  struct unmap {
+    void* p;
+    ~unmap() { ::munmap(p, sizeof(figures)); }
+  } unmap_page{page};
+
+  std::vector<result> rows;
+  for (apps::workload* w : chosen(o)) {
+    const apps::params p = apps::resolve_params(*w, {});
+    scoped_dir d{scratch(o, w->name())};
+    const apps::style s = apps::style::epoch;
+    say(o, fmt::format("{}: whole run, then 8 crashes in its last batch, each recovered", w->name()));
+    auto run = [&] {
+      cpu::executor ex({.workers = o.workers});
+      const apps::run_report r = w->run({ex, d.path, o.mode}, p, s);
+      shared->run_seconds = r.seconds;
+      shared->batches = r.batches;
+    };
+    auto recover = [&] {
+      cpu::executor ex({.workers = o.workers});
+      shared->recover_seconds = w->recover({ex, d.path, o.mode}).seconds;
+    };
+    const apps::child_outcome whole = apps::run_in_child(0, run);
+    if (whole.failed) throw std::runtime_error(fmt::format("{}: {}", w->name(), whole.error));
+    const double batch_seconds = shared->run_seconds / double(std::max<std::uint64_t>(shared->batches, 1));
+    const std::uint64_t per_batch = whole.points / std::max<std::uint64_t>(shared->batches, 1);
+    std::vector<double> recover_ns;
+    for (std::uint64_t i = 0; i < 8; ++i) {
+      const std::uint64_t back = 1 + i * per_batch / 8;
+      if (back >= whole.points) break;
+      const apps::child_outcome crash = apps::run_in_child(whole.points - back, run);
+      if (crash.failed) throw std::runtime_error(fmt::format("{}: {}", w->name(), crash.error));
+      const apps::child_outcome rec = apps::run_in_child(0, recover);
+      if (rec.failed) throw std::runtime_error(fmt::format("{}: recovery: {}", w->name(), rec.error));
+      recover_ns.push_back(shared->recover_seconds * 1e9);
+    }
+    if (recover_ns.empty()) continue;
+    result r = make_result(fmt::format("{}_restore", w->name()), recover_ns,
+                           "recovery after a SIGKILL in the last batch (8 crash points spread over it)");
+    const double worst = *std::max_element(recover_ns.begin(), recover_ns.end());
+    r.metrics["worst_recovery_ms"] = worst / 1e6;
+    r.metrics["batch_ms"] = batch_seconds * 1e3;
+    r.metrics["worst_share_of_batch"] = batch_seconds > 0 ? worst / 1e9 / batch_seconds : 0;
+    r.metrics["median_share_of_batch"] = batch_seconds > 0 ? median(recover_ns) / 1e9 / batch_seconds : 0;
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+}  // namespace gpmx::bench
