@@ -1,4 +1,5 @@
 #include "gpmx/pm/pool.hpp"
+#include "gpmx/exec/pm_write_stats.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -345,7 +346,10 @@ void pool::remove_region(std::string_view name) {
   s_->table->commit(std::move(entries));
 }
 
-void pool::persist(const void* p, std::uint64_t bytes) const { s_->map->persist(p, bytes); }
+void pool::persist(const void* p, std::uint64_t bytes) const {
+  s_->map->persist(p, bytes);
+  pm_write_stats::add_host_persist(bytes);
+}
 const persist_domain* pool::domain() const { return s_->domain.get(); }
 std::uint64_t pool::bytes_persisted() const { return s_->map->bytes_persisted(); }
 const persist_domain* region::domain() const { return owner_->domain(); }

@@ -10,6 +10,7 @@
 
 #include "gpmx/exec/cpu/block_state.hpp"
 #include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/exec/pm_write_stats.hpp"
 #include "gpmx/exec/persist_domain.hpp"
 #include "gpmx/exec/dim3.hpp"
 #include "gpmx/exec/memory_scope.hpp"
@@ -223,6 +224,7 @@ class thread_ctx {
   // lines recorded since the thread's last flush.
   void record_pm_write(const persist_domain* d, const void* p, std::size_t bytes) {
     crash_trigger::point();
+    pm_bytes_stored_ += bytes;
     const auto first = reinterpret_cast<std::uintptr_t>(p) / persist_line_bytes;
     const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes - 1) / persist_line_bytes;
     for (std::uintptr_t l = first; l <= last; ++l)
@@ -260,6 +262,8 @@ class thread_ctx {
     return atomic_load(flag, memory_order::acquire, s);
   }
   void persist_pm_writes() {
+    pm_write_stats::add_kernel_stores(pm_bytes_stored_);
+    pm_bytes_stored_ = 0;
     persist_lines(*pm_lines_);
     pm_dirty_ = false;
   }
@@ -357,6 +361,7 @@ class thread_ctx {
   bool in_spin_ = false;
   std::vector<pm_line>* pm_lines_;  // stored, not yet persisted
   bool pm_dirty_ = false;
+  std::uint64_t pm_bytes_stored_ = 0;  // since the last persist (pm_write_stats)
   // 64-bit so the thread loop's induction variables cannot wrap, which lets
   // the compiler vectorize barrier-free kernels across threads.
   std::uint64_t rank_ = 0;
