@@ -20,7 +20,7 @@ class reduction_workload final : public workload {
     return "sum of a PM array; block-scope ordered iterations, device-scope final step, native recovery "
            "(SBRP Figure 3)";
   }
-  std::vector<param_spec> parameters() const override { return native::chunked_parameters(1u << 22, 256, 256); }
+  std::vector<param_spec> parameters() const override { return native::chunked_parameters(1u << 22, 256, 1024); }
   params small_params() const override {
     return {{"elements", 4096}, {"threads", 16}, {"per_thread", 64}, {"seed", 1}};
   }
