@@ -4,9 +4,11 @@
 // owning `per_thread` consecutive elements) and the set-up of their input.
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
+#include "common/run_meta.hpp"
 #include "common/workload.hpp"
 #include "native/values.hpp"
 #include "gpmx/pm/pool.hpp"
@@ -34,6 +36,23 @@ pm::region create_input(pm::pool& pool, const char* name, const chunked_shape& s
 // Bytes a pool needs for regions of these sizes, the meta region and the
 // namespace table.
 std::uint64_t pool_bytes(std::initializer_list<std::uint64_t> region_bytes);
+
+// A workload's job (its pool and regions), its recorded meta and its shape,
+// opened from e.dir. Job::open(std::unique_ptr<pm::pool>, shape) builds the job.
+template <class Job>
+struct opened {
+  Job job;
+  run_meta meta;
+  chunked_shape shape;
+};
+template <class Job>
+opened<Job> open_job(const env& e, const char* pool_file, std::string_view workload) {
+  require_file(e.dir, pool_file, workload);
+  auto pool = std::make_unique<pm::pool>(pm::pool::open(e.dir / pool_file, e.mode));
+  run_meta m = read_meta(*pool, workload);
+  const chunked_shape s = chunked_shape_of(workload, m.p);
+  return {Job::open(std::move(pool), s), std::move(m), s};
+}
 
 using clock_type = std::chrono::steady_clock;
 inline double seconds_since(clock_type::time_point t) {

@@ -44,8 +44,7 @@ class prefix_sum_workload final : public workload {
   }
 
   recover_report recover(const env& e) override {
-    auto [job, m] = open(e);
-    const chunked_shape s = native::chunked_shape_of(name(), m.p);
+    auto [job, m, s] = native::open_job<prefix_sum::job>(e, prefix_sum::pool_file, name());
     recover_report r;
     const stage at = job.current_stage();
     if (at == stage::done) {
@@ -66,8 +65,7 @@ class prefix_sum_workload final : public workload {
   }
 
   verify_report verify(const env& e) override {
-    auto [job, m] = open(e);
-    const chunked_shape s = native::chunked_shape_of(name(), m.p);
+    auto [job, m, s] = native::open_job<prefix_sum::job>(e, prefix_sum::pool_file, name());
     verify_report v;
     const stage at = job.current_stage();
     if (at > stage::done) {
@@ -98,19 +96,6 @@ class prefix_sum_workload final : public workload {
     v.detail = fmt::format("{} partial and {} global prefix sums match the sequential reference",
                            want.partial.size(), want.output.size());
     return v;
-  }
-
- private:
-  struct opened {
-    prefix_sum::job job;
-    run_meta meta;
-  };
-  opened open(const env& e) const {
-    require_file(e.dir, prefix_sum::pool_file, name());
-    auto pool = std::make_unique<pm::pool>(pm::pool::open(e.dir / prefix_sum::pool_file, e.mode));
-    run_meta m = read_meta(*pool, name());
-    const chunked_shape s = native::chunked_shape_of(name(), m.p);
-    return {prefix_sum::job::open(std::move(pool), s), std::move(m)};
   }
 };
 

@@ -44,7 +44,7 @@ class reduction_workload final : public workload {
   }
 
   recover_report recover(const env& e) override {
-    auto [job, m] = open(e);
+    auto [job, m, s] = native::open_job<reduction::job>(e, reduction::pool_file, name());
     recover_report r;
     if (job.finished()) {
       r.what = fmt::format("nothing to do: the total {} is persisted", job.total());
@@ -61,8 +61,7 @@ class reduction_workload final : public workload {
   }
 
   verify_report verify(const env& e) override {
-    auto [job, m] = open(e);
-    const chunked_shape s = native::chunked_shape_of(name(), m.p);
+    auto [job, m, s] = native::open_job<reduction::job>(e, reduction::pool_file, name());
     verify_report v;
     if (!job.finished()) {
       v.detail = fmt::format("the total is not persisted ({} of {} partial sums are): recover first",
@@ -87,19 +86,6 @@ class reduction_workload final : public workload {
     v.checked = want.size() + 1;
     v.detail = fmt::format("total {} and {} partial sums match the sequential reference", total, want.size());
     return v;
-  }
-
- private:
-  struct opened {
-    reduction::job job;
-    run_meta meta;
-  };
-  opened open(const env& e) const {
-    require_file(e.dir, reduction::pool_file, name());
-    auto pool = std::make_unique<pm::pool>(pm::pool::open(e.dir / reduction::pool_file, e.mode));
-    run_meta m = read_meta(*pool, name());
-    const chunked_shape s = native::chunked_shape_of(name(), m.p);
-    return {reduction::job::open(std::move(pool), s), std::move(m)};
   }
 };
 

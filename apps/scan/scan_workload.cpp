@@ -49,7 +49,7 @@ class scan_workload final : public workload {
   }
 
   recover_report recover(const env& e) override {
-    auto [job, m] = open(e);
+    auto [job, m, s] = native::open_job<scan::job>(e, scan::pool_file, name());
     recover_report r;
     const std::uint64_t arrays = job.progress().size();
     if (job.finished()) {
@@ -69,8 +69,7 @@ class scan_workload final : public workload {
   }
 
   verify_report verify(const env& e) override {
-    auto [job, m] = open(e);
-    const chunked_shape s = native::chunked_shape_of(name(), m.p);
+    auto [job, m, s] = native::open_job<scan::job>(e, scan::pool_file, name());
     verify_report v;
     const auto progress = job.progress();
     for (std::size_t b = 0; b < progress.size(); ++b) {
@@ -97,19 +96,6 @@ class scan_workload final : public workload {
     v.checked = want.size();
     v.detail = fmt::format("{} elements of {} arrays match the sequential scan", want.size(), progress.size());
     return v;
-  }
-
- private:
-  struct opened {
-    scan::job job;
-    run_meta meta;
-  };
-  opened open(const env& e) const {
-    require_file(e.dir, scan::pool_file, name());
-    auto pool = std::make_unique<pm::pool>(pm::pool::open(e.dir / scan::pool_file, e.mode));
-    run_meta m = read_meta(*pool, name());
-    const chunked_shape s = native::chunked_shape_of(name(), m.p);
-    return {scan::job::open(std::move(pool), s), std::move(m)};
   }
 };
 
