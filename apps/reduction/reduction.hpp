@@ -1,0 +1,52 @@
+#pragma once
+// The reduction's PM (one pool file in the workload's directory) and the
+// host side of its kernel (reduction_kernel.hpp): regions
+//   input    the elements (set-up);
+//   partial  one slot per thread: the sum it handed over (thread 0: its block's sum);
+//   total    one word: the sum of everything, 0 until the final step persisted it.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/pm/ordering.hpp"
+#include "gpmx/pm/pool.hpp"
+#include "native/native_data.hpp"
+
+namespace gpmx::apps::reduction {
+
+inline constexpr const char* pool_file = "reduction.pool";
+
+class job {
+ public:
+  // Set-up: the pool with its input written and persisted.
+  static job create(const std::filesystem::path& dir, const native::chunked_shape& s, pm::durability mode);
+  // An opened pool (its meta region gives the shape).
+  static job open(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s);
+
+  // One launch of the kernel: finishes the sum, skipping what was persisted.
+  void compute(cpu::executor& ex, pm::ordering o);
+  bool finished() const { return total() != native::empty; }
+  std::uint64_t total() const { return total_.as<std::uint64_t>()[0]; }
+  std::span<const std::uint64_t> partials() const { return partial_.as<const std::uint64_t>(); }
+  // Slots of `partial` already persisted.
+  std::uint64_t persisted_partials() const;
+  std::uint64_t bytes_persisted() const { return pool_->bytes_persisted(); }
+  pm::pool& pool() { return *pool_; }
+
+ private:
+  job(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s);
+
+  std::unique_ptr<pm::pool> pool_;
+  native::chunked_shape shape_;
+  pm::region input_, partial_, total_;
+};
+
+// What every slot of `partial` holds after a whole run, computed sequentially.
+std::vector<std::uint64_t> reference_partials(const native::chunked_shape& s);
+// The sum of the input, element by element.
+std::uint64_t reference_total(const native::chunked_shape& s);
+
+}  // namespace gpmx::apps::reduction

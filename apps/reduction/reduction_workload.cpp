@@ -1,0 +1,96 @@
+// The reduction as a workload (`gpmx run reduction`): SBRP Figure 3 over a
+// PM input; recovery relaunches the kernel, which resumes from the persisted
+// partial sums; the check compares every partial sum and the total with a
+// sequential reference.
+#include <fmt/format.h>
+
+#include "common/run_meta.hpp"
+#include "common/workload.hpp"
+#include "reduction/reduction.hpp"
+
+namespace gpmx::apps {
+namespace {
+
+using native::chunked_shape;
+
+class reduction_workload final : public workload {
+ public:
+  std::string_view name() const override { return "reduction"; }
+  std::string_view summary() const override {
+    return "sum of a PM array; block-scope ordered iterations, device-scope final step, native recovery "
+           "(SBRP Figure 3)";
+  }
+  std::vector<param_spec> parameters() const override { return native::chunked_parameters(1u << 22, 256, 1024); }
+  params small_params() const override {
+    return {{"elements", 4096}, {"threads", 16}, {"per_thread", 64}, {"seed", 1}};
+  }
+
+  run_report run(const env& e, const params& p, style st) override {
+    const chunked_shape s = native::chunked_shape_of(name(), p);
+    fresh_directory(e.dir);
+    auto job = reduction::job::create(e.dir, s, e.mode);
+    write_meta(job.pool(), name(), st, p);
+    run_report r;
+    r.unit = "elements";
+    const std::uint64_t before = job.bytes_persisted();
+    const auto start = native::clock_type::now();
+    job.compute(e.ex, st);
+    e.report(1.0);
+    r.seconds = native::seconds_since(start);
+    r.operations = s.elements;
+    r.batches = 1;
+    r.bytes_persisted = job.bytes_persisted() - before;
+    return r;
+  }
+
+  recover_report recover(const env& e) override {
+    auto [job, m, s] = native::open_job<reduction::job>(e, reduction::pool_file, name());
+    recover_report r;
+    if (job.finished()) {
+      r.what = fmt::format("nothing to do: the total {} is persisted", job.total());
+      return r;
+    }
+    const std::uint64_t persisted = job.persisted_partials();
+    const auto start = native::clock_type::now();
+    job.compute(e.ex, m.s);
+    r.seconds = native::seconds_since(start);
+    r.repaired = true;
+    r.what = fmt::format("resumed from {} of {} persisted partial sums and persisted the total", persisted,
+                         job.partials().size());
+    return r;
+  }
+
+  verify_report verify(const env& e) override {
+    auto [job, m, s] = native::open_job<reduction::job>(e, reduction::pool_file, name());
+    verify_report v;
+    if (!job.finished()) {
+      v.detail = fmt::format("the total is not persisted ({} of {} partial sums are): recover first",
+                             job.persisted_partials(), job.partials().size());
+      return v;
+    }
+    const auto want = reduction::reference_partials(s);
+    const auto got = job.partials();
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (got[i] != want[i]) {
+        v.detail = fmt::format("partial sum of block {} thread {} is {}, the sequential reference has {}",
+                               i / s.threads, i % s.threads, got[i], want[i]);
+        return v;
+      }
+    }
+    const std::uint64_t total = reduction::reference_total(s);
+    if (job.total() != total) {
+      v.detail = fmt::format("total is {}, the sequential sum is {}", job.total(), total);
+      return v;
+    }
+    v.ok = true;
+    v.checked = want.size() + 1;
+    v.detail = fmt::format("total {} and {} partial sums match the sequential reference", total, want.size());
+    return v;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<workload> make_reduction_workload() { return std::make_unique<reduction_workload>(); }
+
+}  // namespace gpmx::apps
