@@ -8,11 +8,17 @@ namespace gpmx::apps {
 
 // Each workload's factory, defined next to it.
 std::unique_ptr<workload> make_gpkvs_workload();
+std::unique_ptr<workload> make_blk_workload();
+std::unique_ptr<workload> make_hotspot_workload();
+std::unique_ptr<workload> make_cfd_workload();
 
 const std::vector<std::unique_ptr<workload>>& all_workloads() {
   static const std::vector<std::unique_ptr<workload>> all = [] {
     std::vector<std::unique_ptr<workload>> v;
     v.push_back(make_gpkvs_workload());
+    v.push_back(make_blk_workload());
+    v.push_back(make_hotspot_workload());
+    v.push_back(make_cfd_workload());
     return v;
   }();
   return all;
