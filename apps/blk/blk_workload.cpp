@@ -14,7 +14,7 @@ class blk_workload final : public iterative::checkpointed_workload {
   std::string_view unit() const override { return "option prices"; }
   std::vector<param_spec> parameters() const override {
     return {{"options", 1u << 18, "options priced per iteration"},
-            {"iterations", 40, "iterations (trading days) run"},
+            {"iterations", 60, "iterations (trading days) run"},
             {"interval", 5, "iterations between checkpoints"},
             {"seed", 1, "seed of the options and the market moves"}};
   }

@@ -15,8 +15,8 @@ class hotspot_workload final : public iterative::checkpointed_workload {
   std::vector<param_spec> parameters() const override {
     return {{"rows", 1024, "grid rows"},
             {"cols", 1024, "grid columns"},
-            {"iterations", 40, "iterations run (two time steps each)"},
-            {"interval", 5, "iterations between checkpoints"},
+            {"iterations", 100, "iterations run (two time steps each)"},
+            {"interval", 10, "iterations between checkpoints"},
             {"seed", 1, "seed of the power map and the initial temperatures"}};
   }
   params small_params() const override {
