@@ -94,6 +94,7 @@ void register_bench(CLI::App& app) {
     print_results(bench::run_exec_benchmarks(a->o), a->json, a->out);
   });
   register_bench_pm(*bench);
+  register_bench_workload_checkpoints(*bench);
 }
 
 }  // namespace gpmx::cli

@@ -8,6 +8,8 @@ namespace gpmx::cli {
 void register_demo(CLI::App& app);
 // Adds `gpmx bench ...` to app.
 void register_bench(CLI::App& app);
+// Adds `gpmx bench checkpoint` (the checkpointing workloads' baselines) to bench.
+void register_bench_workload_checkpoints(CLI::App& bench);
 // Adds `gpmx litmus FILE...` to app.
 void register_litmus(CLI::App& app);
 
