@@ -150,6 +150,7 @@ verify_report checkpointed_workload::verify(const env& e) {
     }
     v.checked += mine[k].count;
   }
+  const std::uint64_t state_values = v.checked;
   if (a->own_pm_bytes() > 0) {
     verify_report own = a->check_own_pm(pool.find(own_region), *ref, sc.iterations);
     v.checked += own.checked;
@@ -161,7 +162,7 @@ verify_report checkpointed_workload::verify(const env& e) {
     v.detail = own.detail;
   }
   v.ok = true;
-  v.detail = fmt::format("{} state values after {} iterations equal the uninterrupted run bitwise{}", v.checked,
+  v.detail = fmt::format("{} state values after {} iterations equal the uninterrupted run bitwise{}", state_values,
                          sc.iterations, v.detail);
   return v;
 }
