@@ -11,6 +11,10 @@ std::unique_ptr<workload> make_gpkvs_workload();
 std::unique_ptr<workload> make_reduction_workload();
 std::unique_ptr<workload> make_scan_workload();
 std::unique_ptr<workload> make_prefix_sum_workload();
+std::unique_ptr<workload> make_blk_workload();
+std::unique_ptr<workload> make_hotspot_workload();
+std::unique_ptr<workload> make_cfd_workload();
+std::unique_ptr<workload> make_dnn_workload();
 
 const std::vector<std::unique_ptr<workload>>& all_workloads() {
   static const std::vector<std::unique_ptr<workload>> all = [] {
@@ -19,6 +23,10 @@ const std::vector<std::unique_ptr<workload>>& all_workloads() {
     v.push_back(make_reduction_workload());
     v.push_back(make_scan_workload());
     v.push_back(make_prefix_sum_workload());
+    v.push_back(make_blk_workload());
+    v.push_back(make_hotspot_workload());
+    v.push_back(make_cfd_workload());
+    v.push_back(make_dnn_workload());
     return v;
   }();
   return all;

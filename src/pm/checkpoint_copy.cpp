@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "gpmx/exec/crash_trigger.hpp"
+
 namespace gpmx::pm {
 namespace {
 
@@ -18,7 +20,12 @@ struct copy_kernel {
     if (i >= n) return;
     const copy_chunk& c = chunks[i];
     std::memcpy(c.dst, c.src, c.bytes);
-    if (persist) persist->persist_range(c.dst, c.bytes);
+    if (persist) {
+      // The chunk's stores bypass the PM views, so mark the crash point
+      // they would have made: a crash can land between chunks of a save.
+      crash_trigger::point();
+      persist->persist_range(c.dst, c.bytes);
+    }
   }
 };
 

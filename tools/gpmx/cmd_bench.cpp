@@ -86,6 +86,7 @@ void register_bench(CLI::App& app) {
   });
   register_bench_pm(*bench);
   register_bench_workloads(*bench);
+  register_bench_workload_checkpoints(*bench);
 }
 
 }  // namespace gpmx::cli

@@ -22,6 +22,8 @@ void register_demo(CLI::App& app);
 void register_bench(CLI::App& app);
 // Adds `gpmx bench workloads` and `gpmx bench kvs` to the bench command.
 void register_bench_workloads(CLI::App& bench);
+// Adds `gpmx bench checkpoint` (the checkpointing workloads' baselines) to bench.
+void register_bench_workload_checkpoints(CLI::App& bench);
 // Adds `gpmx litmus FILE...` to app.
 void register_litmus(CLI::App& app);
 // Adds `gpmx run|recover|verify` to app.
