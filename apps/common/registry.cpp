@@ -10,6 +10,7 @@ namespace gpmx::apps {
 std::unique_ptr<workload> make_gpkvs_workload();
 std::unique_ptr<workload> make_gpdb_workload();
 std::unique_ptr<workload> make_hashmap_workload();
+std::unique_ptr<workload> make_multiqueue_workload();
 
 const std::vector<std::unique_ptr<workload>>& all_workloads() {
   static const std::vector<std::unique_ptr<workload>> all = [] {
@@ -17,6 +18,7 @@ const std::vector<std::unique_ptr<workload>>& all_workloads() {
     v.push_back(make_gpkvs_workload());
     v.push_back(make_gpdb_workload());
     v.push_back(make_hashmap_workload());
+    v.push_back(make_multiqueue_workload());
     return v;
   }();
   return all;
