@@ -50,9 +50,9 @@ class hashmap_workload final : public workload {
     return "cuckoo hashmap in PM; batched inserts in deterministic rounds, every overwritten slot HCL-logged (SBRP HM)";
   }
   std::vector<param_spec> parameters() const override {
-    return {{"slots", 1u << 17, "slots of the table (keys are drawn from slots/2 values: at most half full)"},
-            {"batch", 1024, "distinct keys per batch"},
-            {"batches", 8, "batches run"},
+    return {{"slots", 1u << 16, "slots of the table (keys are drawn from slots/2 values: at most half full)"},
+            {"batch", 512, "distinct keys per batch"},
+            {"batches", 4, "batches run"},
             {"seed", 1, "seed of the generated keys"}};
   }
   params small_params() const override { return {{"slots", 256}, {"batch", 32}, {"batches", 4}, {"seed", 1}}; }

@@ -56,7 +56,7 @@ class multiqueue_workload final : public workload {
             {"threads", 32, "threads per block"},
             {"capacity", 1024, "elements a queue holds"},
             {"elems", 64, "elements a batch inserts into or removes from each queue (at most)"},
-            {"batches", 24, "batches run"},
+            {"batches", 8, "batches run"},
             {"insert_percent", 60, "chance, 0 to 100, that a batch inserts into a queue (else it removes)"},
             {"seed", 1, "seed of the insert/remove choices"}};
   }
