@@ -58,7 +58,7 @@ class gpdb_workload final : public workload {
   std::vector<param_spec> parameters() const override {
     return {{"rows", 1u << 16, "rows loaded at set-up (four 8-byte columns each)"},
             {"batch", 512, "operations per batch"},
-            {"batches", 4, "batches run"},
+            {"batches", 8, "batches run"},
             {"update_percent", 50, "share of UPDATEs in a batch, 0 to 100 (0: INSERT only, 100: UPDATE only)"},
             {"cap_chunk_rows", 1024, "CAP-mm copies and persists every chunk of this many rows a batch changed "
                                      "(0: the whole table)"},

@@ -52,7 +52,7 @@ class hashmap_workload final : public workload {
   std::vector<param_spec> parameters() const override {
     return {{"slots", 1u << 16, "slots of the table (keys are drawn from slots/2 values: at most half full)"},
             {"batch", 512, "distinct keys per batch"},
-            {"batches", 4, "batches run"},
+            {"batches", 8, "batches run"},
             {"seed", 1, "seed of the generated keys"}};
   }
   params small_params() const override { return {{"slots", 256}, {"batch", 32}, {"batches", 4}, {"seed", 1}}; }
