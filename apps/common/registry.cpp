@@ -8,6 +8,9 @@ namespace gpmx::apps {
 
 // Each workload's factory, defined next to it.
 std::unique_ptr<workload> make_gpkvs_workload();
+std::unique_ptr<workload> make_gpdb_workload();
+std::unique_ptr<workload> make_hashmap_workload();
+std::unique_ptr<workload> make_multiqueue_workload();
 std::unique_ptr<workload> make_reduction_workload();
 std::unique_ptr<workload> make_scan_workload();
 std::unique_ptr<workload> make_prefix_sum_workload();
@@ -20,6 +23,9 @@ const std::vector<std::unique_ptr<workload>>& all_workloads() {
   static const std::vector<std::unique_ptr<workload>> all = [] {
     std::vector<std::unique_ptr<workload>> v;
     v.push_back(make_gpkvs_workload());
+    v.push_back(make_gpdb_workload());
+    v.push_back(make_hashmap_workload());
+    v.push_back(make_multiqueue_workload());
     v.push_back(make_reduction_workload());
     v.push_back(make_scan_workload());
     v.push_back(make_prefix_sum_workload());

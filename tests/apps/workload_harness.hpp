@@ -1,0 +1,85 @@
+#pragma once
+// Helpers for the tests of single workloads: runs through the workload
+// interface in this process (durability none: the checks, not the speed of
+// the disk), crash-point counts and crashed runs in forked children,
+// and PM words flipped behind the workload's back.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "../pm/temp_dir.hpp"
+#include "common/crash_run.hpp"
+#include "common/registry.hpp"
+#include "gpmx/pm/pool.hpp"
+
+namespace gpmx::test {
+
+struct workload_harness {
+  apps::workload& w;
+  temp_dir dir;
+  pm::durability mode = pm::durability::none;
+
+  explicit workload_harness(std::string_view name) : w(apps::find_workload(name)) {}
+
+  apps::params with(const apps::params& changes) const {
+    apps::params p = w.small_params();
+    for (const auto& [k, v] : changes) p[k] = v;
+    return apps::resolve_params(w, p);
+  }
+  apps::run_report run(const apps::params& p, apps::style s, cpu::schedule policy = cpu::schedule::parallel,
+                       std::uint64_t seed = 0) {
+    cpu::executor ex({.workers = 2, .policy = policy, .seed = seed});
+    return w.run({ex, dir.path(), mode}, p, s);
+  }
+  apps::recover_report recover() {
+    cpu::executor ex({.workers = 2});
+    return w.recover({ex, dir.path(), mode});
+  }
+  apps::verify_report verify() {
+    cpu::executor ex({.workers = 2});
+    return w.verify({ex, dir.path(), mode});
+  }
+  // Crash points of a whole run in a child, under the given schedule.
+  std::uint64_t crash_points(const apps::params& p, apps::style s, cpu::schedule policy, std::uint64_t seed) {
+    const apps::child_outcome r = apps::run_in_child(0, [&] {
+      cpu::executor ex({.workers = 2, .policy = policy, .seed = seed});
+      w.run({ex, dir.path(), pm::durability::msync}, p, s);
+    });
+    EXPECT_FALSE(r.failed) << r.error;
+    return r.points;
+  }
+  // A run killed right after crash point `at`, in a child.
+  void run_killed_at(const apps::params& p, apps::style s, std::uint64_t at) {
+    const apps::child_outcome r = apps::run_in_child(at, [&] {
+      cpu::executor ex({.workers = 2});
+      w.run({ex, dir.path(), pm::durability::msync}, p, s);
+    });
+    ASSERT_FALSE(r.failed) << r.error;
+    ASSERT_TRUE(r.killed);
+  }
+  // XORs `mask` into the 8-byte word `word` of region `region` of pool file `file`.
+  void flip_word(const std::string& file, const std::string& region, std::uint64_t word, std::uint64_t mask) {
+    pm::pool p = pm::pool::open(dir / file, pm::durability::none);
+    pm::region r = p.find(region);
+    ASSERT_LT(word * 8, r.size());
+    r.as<std::uint64_t>()[word] ^= mask;
+  }
+  std::uint64_t read_word(const std::string& file, const std::string& region, std::uint64_t word) {
+    pm::pool p = pm::pool::open(dir / file, pm::durability::none);
+    return p.find(region).as<std::uint64_t>()[word];
+  }
+};
+
+// Expects `f` to throw config_error whose message names `param`.
+template <class F>
+void expect_config_error_naming(F&& f, const std::string& param) {
+  try {
+    f();
+    ADD_FAILURE() << "no config_error for " << param;
+  } catch (const config_error& e) {
+    EXPECT_NE(std::string(e.what()).find(param), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace gpmx::test
