@@ -8,11 +8,14 @@ namespace gpmx::apps {
 
 // Each workload's factory, defined next to it.
 std::unique_ptr<workload> make_gpkvs_workload();
+std::unique_ptr<workload> make_srad_workload();
+std::unique_ptr<workload> make_bfs_workload();
 
 const std::vector<std::unique_ptr<workload>>& all_workloads() {
   static const std::vector<std::unique_ptr<workload>> all = [] {
     std::vector<std::unique_ptr<workload>> v;
     v.push_back(make_gpkvs_workload());
+    v.push_back(make_srad_workload());
     return v;
   }();
   return all;
