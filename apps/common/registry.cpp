@@ -16,6 +16,7 @@ const std::vector<std::unique_ptr<workload>>& all_workloads() {
     std::vector<std::unique_ptr<workload>> v;
     v.push_back(make_gpkvs_workload());
     v.push_back(make_srad_workload());
+    v.push_back(make_bfs_workload());
     return v;
   }();
   return all;
