@@ -71,6 +71,12 @@ void state::commit(progress p) {
   crash_trigger::point();
 }
 
+// Ordering point 3: after step 1's kernel has ended (its end made every
+// record durable), the records may be trusted by recovery.
+void state::commit_coefficients(std::uint32_t iteration) { commit({iteration, true}); }
+// Ordering point 4: after step 2's kernel has ended, the iteration is done.
+void state::commit_iteration(std::uint32_t done) { commit({done, false}); }
+
 std::span<const float> state::image_after(std::uint32_t iterations) const {
   const std::uint64_t n = std::uint64_t(rows_) * cols_;
   return {image_.as<float>().data() + (iterations % 2) * n, n};
@@ -95,11 +101,11 @@ std::uint32_t state::advance(cpu::executor& ex, std::uint32_t iterations, float 
       const float q0sqr = speckle_scale(image_after(k));
       ex.launch({dim3(blocks), dim3(block), 0, "srad_coefficients"}, coefficients_kernel{}, src,
                 noise_.span<noise_record>(), rows_, cols_, q0sqr, o);
-      commit({k, true});  // commit_coefficients: the kernel's end made every record durable
+      commit_coefficients(k);
     }
     ex.launch({dim3(blocks), dim3(block), 0, "srad_update"}, update_kernel{}, src, dst, noise_.span<noise_record>(),
               rows_, cols_, lambda, o);
-    commit({k + 1, false});  // commit_iteration: every pixel of dst is durable
+    commit_iteration(k + 1);
     if (after_iteration) after_iteration(k + 1);
   }
   return ran;

@@ -53,6 +53,9 @@ class state {
 
  private:
   explicit state(std::unique_ptr<pm::pool> pool);
+  // The host's commit steps (ordering points 3 and 4): one atomic word each.
+  void commit_coefficients(std::uint32_t iteration);  // step 1 of `iteration` is durable
+  void commit_iteration(std::uint32_t done);          // `done` iterations are durable
   void commit(progress p);
 
   std::unique_ptr<pm::pool> pool_;

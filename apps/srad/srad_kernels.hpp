@@ -1,7 +1,7 @@
 #pragma once
 // SRAD's two kernels, a thread per pixels_per_thread pixels, written once for every executor.
-// The ordering points are the named functions below; the host's commit steps
-// (srad.cpp: commit_coefficients, commit_iteration) are the others.
+// Ordering points 1 and 2 are the named functions below; 3 and 4 are the
+// host's commit steps (srad.cpp: commit_coefficients, commit_iteration).
 #include <cstdint>
 
 #include "gpmx/exec/portability.hpp"
