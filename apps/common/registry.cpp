@@ -14,6 +14,8 @@ std::unique_ptr<workload> make_multiqueue_workload();
 std::unique_ptr<workload> make_reduction_workload();
 std::unique_ptr<workload> make_scan_workload();
 std::unique_ptr<workload> make_prefix_sum_workload();
+std::unique_ptr<workload> make_srad_workload();
+std::unique_ptr<workload> make_bfs_workload();
 std::unique_ptr<workload> make_blk_workload();
 std::unique_ptr<workload> make_hotspot_workload();
 std::unique_ptr<workload> make_cfd_workload();
@@ -29,6 +31,8 @@ const std::vector<std::unique_ptr<workload>>& all_workloads() {
     v.push_back(make_reduction_workload());
     v.push_back(make_scan_workload());
     v.push_back(make_prefix_sum_workload());
+    v.push_back(make_srad_workload());
+    v.push_back(make_bfs_workload());
     v.push_back(make_blk_workload());
     v.push_back(make_hotspot_workload());
     v.push_back(make_cfd_workload());
