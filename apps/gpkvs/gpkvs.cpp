@@ -102,9 +102,11 @@ void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ord
               // The group agrees on the way: every lane sees the same set.
               kv_pair set[ways];
               for (std::uint32_t w = 0; w < ways; ++w) set[w] = v[base + w];
-              // Every lane has read the set before any lane writes it (no
-              // lockstep is promised on the GPU either).
-              t.syncwarp(0xffu << (t.lane_id() / ways * ways));
+              // No barrier is needed before the write: the choice depends
+              // only on the 8-byte key words, and a lane that reads the set
+              // after the chosen lane stored the pair's key sees the key in
+              // the chosen way and so chooses that way too. Exactly one
+              // lane writes, with or without lockstep.
               if (choose_way(set, p.key) != way) return;
               const undo_entry e{base + way, set[way].key, set[way].value};
               log.insert(t, &e, sizeof e, order);  // persists before the pair changes
@@ -176,7 +178,6 @@ void set_batch_dram(cpu::executor& ex, std::vector<kv_pair>& table, std::uint32_
               kv_pair* set = tab + std::uint64_t(set_of(p.key, nsets)) * ways;
               kv_pair seen[ways];
               for (std::uint32_t w = 0; w < ways; ++w) seen[w] = set[w];
-              t.syncwarp(0xffu << (t.lane_id() / ways * ways));
               if (choose_way(seen, p.key) == way) set[way] = p;
             },
             batch.data(), std::uint64_t(batch.size()), table.data(), sets);
