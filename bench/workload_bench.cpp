@@ -26,6 +26,10 @@ std::filesystem::path scratch(const workload_bench_options& o, std::string_view 
   return base / fmt::format("gpmx-bench-{}-{}", what, std::random_device{}());
 }
 
+apps::params sizes(const workload_bench_options& o, const apps::workload& w) {
+  return apps::resolve_params(w, o.small ? w.small_params() : apps::params{});
+}
+
 void say(const workload_bench_options& o, const std::string& s) {
   if (o.progress) o.progress(s);
 }
@@ -45,7 +49,7 @@ std::vector<result> run_workload_throughput(const workload_bench_options& o) {
   std::vector<result> rows;
   cpu::executor ex({.workers = o.workers});
   for (apps::workload* w : chosen(o)) {
-    const apps::params p = apps::resolve_params(*w, {});
+    const apps::params p = sizes(o, *w);
     double epoch_rate = 0;
     for (apps::style s : {apps::style::epoch, apps::style::sbrp}) {
       scoped_dir d{scratch(o, w->name())};
@@ -61,7 +65,7 @@ std::vector<result> run_workload_throughput(const workload_bench_options& o) {
         rates.push_back(last.seconds > 0 ? double(last.operations) / last.seconds : 0);
       }
       result r = make_result(fmt::format("{}_{}", w->name(), apps::to_string(s)), ns,
-                             fmt::format("{} {} per run, default parameters", last.operations, last.unit));
+                             fmt::format("{} {} per run, {} parameters", last.operations, last.unit, o.small ? "test" : "default"));
       r.metrics["operations_per_second"] = median(rates);
       r.metrics["bytes_written"] = double(written);
       r.metrics["bytes_flushed"] = double(last.bytes_persisted);
@@ -78,7 +82,7 @@ std::vector<result> run_write_amplification(const workload_bench_options& o) {
   cpu::executor ex({.workers = o.workers});
   for (apps::workload* w : chosen(o)) {
     if (!w->has_cap_mm()) continue;
-    const apps::params p = apps::resolve_params(*w, {});
+    const apps::params p = sizes(o, *w);
     scoped_dir d{scratch(o, w->name())};
     say(o, fmt::format("{}: gpmx against CAP-mm, {} runs each", w->name(), o.repeat));
     std::vector<double> gpmx_ns, cap_ns;
@@ -130,7 +134,7 @@ std::vector<result> run_restoration_latency(const workload_bench_options& o) {
 
   std::vector<result> rows;
   for (apps::workload* w : chosen(o)) {
-    const apps::params p = apps::resolve_params(*w, {});
+    const apps::params p = sizes(o, *w);
     scoped_dir d{scratch(o, w->name())};
     const apps::style s = apps::style::epoch;
     say(o, fmt::format("{}: whole run, then 8 crashes in its last batch, each recovered", w->name()));

@@ -28,6 +28,7 @@ void register_workloads(CLI::App& bench) {
   sub->add_option("--dir", a->dir, "directory for the files (default: the temporary directory)");
   sub->add_option("--durability", a->durability, durability_help)->capture_default_str();
   sub->add_option("--workers", a->o.workers, "executor worker threads (default: every core)");
+  sub->add_flag("--small", a->o.small, "the workloads' test sizes (a quick check that everything runs)");
   sub->add_flag("--throughput", a->throughput, "only the throughput figures");
   sub->add_flag("--amplification", a->amplification, "only the CAP-mm comparison");
   sub->add_flag("--restoration", a->restoration, "only the restoration latency");

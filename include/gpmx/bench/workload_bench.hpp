@@ -18,6 +18,7 @@ struct workload_bench_options {
   std::filesystem::path dir;           // where the files go; empty: the temporary directory
   pm::durability mode = pm::durability::msync;
   unsigned workers = 0;                // executor workers; 0: default
+  bool small = false;                  // the workloads' test sizes instead of their defaults
   std::function<void(const std::string&)> progress;
 };
 
