@@ -48,6 +48,7 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, rng* det) {
   state_.live = state_.nthreads;
   state_.suspended = 0;
   state_.deterministic = det != nullptr;
+  state_.recorder = L.options->policy == schedule::trace ? L.options->recorder : nullptr;
   state_.scheduler = this;
 
   const std::uint32_t nwarps = (state_.nthreads + warp_size - 1) / warp_size;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/trace/recorder.hpp"
 #include "launch_state.hpp"
 #include "worker.hpp"
 
@@ -89,6 +90,10 @@ void executor::run(const launch_config& cfg, detail::thread_loop_fn loop, void* 
   detail::rng seeds(impl_->options.seed ^ (0x5851f42d4c957f2dull * ++impl_->launches));
   L.seed = seeds.next();
 
+  trace::recorder* const rec =
+      impl_->options.policy == schedule::trace ? impl_->options.recorder : nullptr;
+  if (rec) rec->kernel_begin(cfg.name, cfg.grid, cfg.block);
+
   const unsigned nworkers =
       unsigned(std::min<std::uint64_t>(impl_->options.workers, L.nblocks));
   if (nworkers > 1) {
@@ -113,6 +118,7 @@ void executor::run(const launch_config& cfg, detail::thread_loop_fn loop, void* 
     impl_->current = nullptr;
   }
   if (L.error) std::rethrow_exception(L.error);
+  if (rec) rec->kernel_end();  // a failed launch's trace ends without it
 }
 
 }  // namespace gpmx::cpu

@@ -40,7 +40,9 @@ bool env_number(const char* name, std::uint64_t& out, bool size_suffix) {
 
 executor_options resolve(executor_options o) {
   std::uint64_t v = 0;
-  if (o.policy == schedule::deterministic) {
+  if (o.policy == schedule::trace && o.recorder == nullptr)
+    throw config_error("the trace schedule needs executor_options::recorder: where to record the events");
+  if (is_deterministic(o.policy)) {
     o.workers = 1;  // one worker makes every interleaving a function of the seed
   } else if (o.workers == 0) {
     if (env_number("GPMX_WORKERS", v, false) && v > 0) o.workers = unsigned(v);
@@ -51,7 +53,7 @@ executor_options resolve(executor_options o) {
   if (o.fiber_stack_bytes < 16 * 1024)
     throw config_error(fmt::format("fiber stack of {} bytes is too small; use at least 16 KiB",
                                    o.fiber_stack_bytes));
-  if (o.max_resident_blocks == 0) o.max_resident_blocks = o.policy == schedule::deterministic ? 4 : 16;
+  if (o.max_resident_blocks == 0) o.max_resident_blocks = is_deterministic(o.policy) ? 4 : 16;
   if (o.spin_timeout.count() == 0)
     o.spin_timeout = std::chrono::milliseconds(env_number("GPMX_SPIN_TIMEOUT_MS", v, false) ? v : 30000);
   return o;

@@ -3,14 +3,21 @@
 #include "gpmx/exec/cpu/thread_ctx.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <fmt/format.h>
 
 #include "block_scheduler.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/trace/recorder.hpp"
 
 namespace gpmx::cpu {
 
-detail::barrier_result thread_ctx::barrier(std::uint32_t pred) {
+detail::barrier_result thread_ctx::barrier(std::uint32_t pred, const source_loc& loc) {
+  if (rec_) {  // the arrival is the thread's event; the barrier itself is the scheduling point
+    trace::event e;
+    e.kind = trace::event_kind::barrier;
+    rec_->append(e, coords(), loc);
+  }
   prepare_to_wait();
   return b_->scheduler->arrive_barrier(*this, pred);
 }
@@ -35,6 +42,66 @@ void thread_ctx::deterministic_yield() {
   if (in_spin_) return;
   prepare_to_wait();
   b_->scheduler->maybe_yield(*this);
+}
+
+// --- the trace mode ---
+
+trace::thread_coords thread_ctx::coords() const {
+  return {b_->block_linear, warp_id(), lane_id(), global_id()};
+}
+
+void thread_ctx::trace_pm_write(const void* p, std::size_t bytes, const source_loc& loc) {
+  // The store is done: record it before yielding, so no other thread's event
+  // comes between the store and its record.
+  trace::event e;
+  e.kind = trace::event_kind::pm_write;
+  e.address = reinterpret_cast<std::uintptr_t>(p);
+  e.bytes = bytes;
+  e.value_bytes = std::uint8_t(std::min(bytes, trace::max_value_bytes));
+  std::memcpy(e.data.data(), p, e.value_bytes);
+  rec_->append(e, coords(), loc);
+  deterministic_yield();
+}
+
+void thread_ctx::trace_pm_read(const void* p, std::size_t bytes, const source_loc& loc) {
+  deterministic_yield();  // the load follows this call with no yield between
+  trace::event e;
+  e.kind = trace::event_kind::pm_read;
+  e.address = reinterpret_cast<std::uintptr_t>(p);
+  e.bytes = bytes;
+  rec_->append(e, coords(), loc);
+}
+
+void thread_ctx::trace_ordering(trace::event_kind kind, const source_loc& loc) {
+  deterministic_yield();
+  trace::event e;
+  e.kind = kind;
+  rec_->append(e, coords(), loc);
+}
+
+void thread_ctx::trace_flag(trace::event_kind kind, scope s, const void* flag, std::size_t bytes,
+                            std::uint64_t value, const source_loc& loc) {
+  trace::event e;
+  e.kind = kind;
+  e.scope_of = s;
+  e.address = reinterpret_cast<std::uintptr_t>(flag);
+  e.bytes = bytes;
+  e.value = value;
+  if (kind == trace::event_kind::pacq) e.reads_from = rec_->release_read(e.address, value);
+  rec_->append(e, coords(), loc);
+}
+
+void thread_ctx::trace_atomic(trace::atomic_op op, scope s, const void* p, std::size_t bytes,
+                              std::uint64_t operand, std::uint64_t result, const source_loc& loc) {
+  trace::event e;
+  e.kind = trace::event_kind::atomic;
+  e.op = op;
+  e.scope_of = s;
+  e.address = reinterpret_cast<std::uintptr_t>(p);
+  e.bytes = bytes;
+  e.value = operand;
+  e.result = result;
+  rec_->append(e, coords(), loc);
 }
 
 void persist_lines(std::vector<pm_line>& lines) {

@@ -35,7 +35,7 @@ void worker::throw_spin_deadlock(const launch_state& L, const char* why) const {
 
 void worker::run(launch_state& L) {
   const executor_options& opt = *L.options;
-  const bool det = opt.policy == schedule::deterministic;
+  const bool det = is_deterministic(opt.policy);
   rng choices(L.seed);
   bool all_stalled = false;
   bool counted_stalled = false;  // this worker is in L.stalled_workers

@@ -11,12 +11,18 @@
 //
 // raw() is the escape hatch: stores through the pointer are not recorded, so
 // no persistency operation flushes them (persist them with the pool) and
-// later trace and timed modes will not see them.
+// the trace and timed modes do not see them.
+//
+// Source locations: the trace mode names the line of every PM access. A
+// store takes the line of its assignment (the value converts to
+// pm_value<T>, which captures it); a load takes the line of the subscript
+// or bind() that made the reference, or of an explicit load().
 #include <cstddef>
 #include <type_traits>
 
 #include "gpmx/exec/persist_domain.hpp"
 #include "gpmx/exec/portability.hpp"
+#include "gpmx/exec/source_loc.hpp"
 
 namespace gpmx::pm {
 
@@ -33,28 +39,51 @@ GPMX_HD T load(const T* p) {
 }
 }  // namespace detail
 
+// A value to store, with where the store was written. Converting to it is
+// implicit, so `ref = x` reads as before and records its own line.
+template <class T>
+struct pm_value {
+  GPMX_HD pm_value(const T& v, source_loc l = source_loc::current()) : value(v), loc(l) {}
+  T value;
+  source_loc loc;
+};
+
+// An element index, with where the subscript was written.
+struct pm_index {
+  GPMX_HD pm_index(std::size_t i, source_loc l = source_loc::current()) : index(i), loc(l) {}
+  std::size_t index;
+  source_loc loc;
+};
+
 // One element of PM, reached through a thread.
 template <class T, class Ctx>
 class pm_ref {
  public:
-  GPMX_HD pm_ref(T* p, const persist_domain* d, Ctx* t) : p_(p), d_(d), t_(t) {}
-  GPMX_HD operator T() const { return load(); }
-  GPMX_HD T load() const {
-    t_->record_pm_read(d_, p_, sizeof(T));
+  GPMX_HD pm_ref(T* p, const persist_domain* d, Ctx* t, source_loc made = source_loc::current())
+      : p_(p), d_(d), t_(t), made_(made) {}
+  GPMX_HD operator T() const { return load(made_); }
+  GPMX_HD T load(source_loc loc = source_loc::current()) const {
+    t_->record_pm_read(d_, p_, sizeof(T), loc);
     return detail::load(p_);
   }
-  GPMX_HD pm_ref& operator=(const T& v) {
-    detail::store(p_, v);
-    t_->record_pm_write(d_, p_, sizeof(T));
+  GPMX_HD pm_ref& operator=(pm_value<T> v) {
+    detail::store(p_, v.value);
+    t_->record_pm_write(d_, p_, sizeof(T), v.loc);
     return *this;
   }
-  GPMX_HD pm_ref& operator=(const pm_ref& other) { return *this = other.load(); }
+  GPMX_HD pm_ref& operator=(const pm_ref& other) {
+    const T v = other.load(other.made_);
+    detail::store(p_, v);
+    t_->record_pm_write(d_, p_, sizeof(T), made_);
+    return *this;
+  }
   GPMX_HD T* address() const { return p_; }
 
  private:
   T* p_;
   const persist_domain* d_;
   Ctx* t_;
+  source_loc made_;  // where this reference was made: the line its implicit loads report
 };
 
 template <class T>
@@ -64,7 +93,9 @@ class pm_span {
   class bound {
    public:
     GPMX_HD bound(const pm_span& s, Ctx& t) : s_(s), t_(&t) {}
-    GPMX_HD pm_ref<T, Ctx> operator[](std::size_t i) const { return {s_.data_ + i, s_.domain_, t_}; }
+    GPMX_HD pm_ref<T, Ctx> operator[](pm_index i) const {
+      return {s_.data_ + i.index, s_.domain_, t_, i.loc};
+    }
     GPMX_HD std::size_t size() const { return s_.size_; }
 
    private:
@@ -99,8 +130,8 @@ class pm_ptr {
   pm_ptr() = default;
   GPMX_HD pm_ptr(T* p, const persist_domain* d) : p_(p), d_(d) {}
   template <class Ctx>
-  GPMX_HD pm_ref<T, Ctx> bind(Ctx& t) const {
-    return {p_, d_, &t};
+  GPMX_HD pm_ref<T, Ctx> bind(Ctx& t, source_loc loc = source_loc::current()) const {
+    return {p_, d_, &t, loc};
   }
   GPMX_HD T* raw() const { return p_; }
 

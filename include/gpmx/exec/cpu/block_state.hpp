@@ -11,6 +11,10 @@
 namespace gpmx::cpu {
 class thread_ctx;
 }
+namespace gpmx::trace {
+class recorder;
+struct thread_coords;
+}
 
 namespace gpmx::cpu::detail {
 
@@ -57,6 +61,7 @@ class block_state {
   std::size_t static_shared_used = 0;
   std::vector<static_shared_slot> static_slots;
   bool deterministic = false;
+  trace::recorder* recorder = nullptr;  // the trace schedule only
   block_scheduler* scheduler = nullptr;
 
   // The k-th static shared allocation of this block (made on first request).

@@ -18,12 +18,18 @@ namespace gpmx::cpu {
 enum class schedule : std::uint8_t {
   parallel,       // all workers, threads switch only when they must wait
   deterministic,  // one worker, every choice drawn from a seeded generator
+  trace,          // deterministic, and every PM access and ordering operation is a
+                  // scheduling point recorded in executor_options::recorder
 };
+
+// Whether a policy runs on one worker with seeded choices.
+constexpr bool is_deterministic(schedule s) { return s != schedule::parallel; }
 
 struct executor_options {
   unsigned workers = 0;  // 0: GPMX_WORKERS, else every core
   schedule policy = schedule::parallel;
-  std::uint64_t seed = 0;                   // deterministic schedule only
+  std::uint64_t seed = 0;                   // deterministic and trace schedules only
+  trace::recorder* recorder = nullptr;      // trace schedule only: where events go (not owned)
   std::size_t fiber_stack_bytes = 0;        // 0: GPMX_FIBER_STACK, else 64 KiB
   unsigned max_resident_blocks = 0;         // per worker; 0: 16 (parallel), 4 (deterministic)
   std::chrono::milliseconds spin_timeout{0};  // 0: GPMX_SPIN_TIMEOUT_MS, else 30 s

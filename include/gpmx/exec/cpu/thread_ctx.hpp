@@ -15,6 +15,8 @@
 #include "gpmx/exec/dim3.hpp"
 #include "gpmx/exec/memory_scope.hpp"
 #include "gpmx/exec/portability.hpp"
+#include "gpmx/exec/source_loc.hpp"
+#include "gpmx/trace/event.hpp"
 
 namespace gpmx::cpu {
 
@@ -57,7 +59,8 @@ class thread_ctx {
         order_(b.start_order),
         block_base_(b.block_linear * b.nthreads),
         one_d_(b.block_dim.y == 1 && b.block_dim.z == 1),
-        pm_lines_(pm_lines) {}
+        pm_lines_(pm_lines),
+        rec_(b.recorder) {}
   thread_ctx(const thread_ctx&) = delete;
   thread_ctx& operator=(const thread_ctx&) = delete;
 
@@ -86,13 +89,17 @@ class thread_ctx {
   }
 
   // --- block barrier (CUDA __syncthreads and its reductions) ---
-  void syncthreads() { barrier(0); }
-  int syncthreads_count(int pred) { return int(barrier(pred != 0).count); }
-  int syncthreads_and(int pred) {
-    const auto r = barrier(pred != 0);
+  void syncthreads(source_loc loc = source_loc::current()) { barrier(0, loc); }
+  int syncthreads_count(int pred, source_loc loc = source_loc::current()) {
+    return int(barrier(pred != 0, loc).count);
+  }
+  int syncthreads_and(int pred, source_loc loc = source_loc::current()) {
+    const auto r = barrier(pred != 0, loc);
     return r.count == r.participants ? 1 : 0;
   }
-  int syncthreads_or(int pred) { return barrier(pred != 0).count != 0 ? 1 : 0; }
+  int syncthreads_or(int pred, source_loc loc = source_loc::current()) {
+    return barrier(pred != 0, loc).count != 0 ? 1 : 0;
+  }
 
   // --- warp operations; the caller must be in mask, as in CUDA ---
   void syncwarp(std::uint32_t mask = full_mask) { warp(detail::warp_op::syncwarp, mask, 0, 0, 32); }
@@ -141,75 +148,95 @@ class thread_ctx {
   }
 
   // --- atomics on device memory (scope is honoured at system strength) ---
+  // Every atomic is a scheduling point in the deterministic schedules and an
+  // event in the trace mode (with the operand and the value it returned).
   template <class T>
-  T atomic_load(const T* p, memory_order o = memory_order::seq_cst, scope = scope::device) {
+  T atomic_load(const T* p, memory_order o = memory_order::seq_cst, scope s = scope::device,
+                source_loc loc = source_loc::current()) {
     sync_point();
-    return std::atomic_ref<T>(*const_cast<T*>(p)).load(detail::load_part(o));
+    const T v = std::atomic_ref<T>(*const_cast<T*>(p)).load(detail::load_part(o));
+    if (rec_) trace_atomic(trace::atomic_op::load, s, p, sizeof(T), 0, flag_bits(v), loc);
+    return v;
   }
   template <class T>
-  void atomic_store(T* p, T v, memory_order o = memory_order::seq_cst, scope = scope::device) {
+  void atomic_store(T* p, T v, memory_order o = memory_order::seq_cst, scope s = scope::device,
+                    source_loc loc = source_loc::current()) {
     sync_point();
     std::atomic_ref<T>(*p).store(v, o == memory_order::acquire || o == memory_order::acq_rel
                                         ? std::memory_order_seq_cst : detail::to_std(o));
+    if (rec_) trace_atomic(trace::atomic_op::store, s, p, sizeof(T), flag_bits(v), 0, loc);
   }
   template <class T>
-  T atomic_add(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
-    sync_point();
-    return std::atomic_ref<T>(*p).fetch_add(v, detail::to_std(o));
+  T atomic_add(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+               source_loc loc = source_loc::current()) {
+    return rmw(trace::atomic_op::add, s, p, v, loc,
+               [&] { return std::atomic_ref<T>(*p).fetch_add(v, detail::to_std(o)); });
   }
   template <class T>
-  T atomic_sub(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
-    sync_point();
-    return std::atomic_ref<T>(*p).fetch_sub(v, detail::to_std(o));
+  T atomic_sub(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+               source_loc loc = source_loc::current()) {
+    return rmw(trace::atomic_op::sub, s, p, v, loc,
+               [&] { return std::atomic_ref<T>(*p).fetch_sub(v, detail::to_std(o)); });
   }
   template <class T>
-  T atomic_exch(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
-    sync_point();
-    return std::atomic_ref<T>(*p).exchange(v, detail::to_std(o));
+  T atomic_exch(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+                source_loc loc = source_loc::current()) {
+    return rmw(trace::atomic_op::exch, s, p, v, loc,
+               [&] { return std::atomic_ref<T>(*p).exchange(v, detail::to_std(o)); });
   }
   // Returns the old value, as CUDA's atomicCAS.
   template <class T>
   T atomic_cas(T* p, T expected, T desired, memory_order o = memory_order::relaxed,
-               scope = scope::device) {
-    sync_point();
-    std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired, detail::to_std(o),
-                                                   detail::load_part(o));
-    return expected;
+               scope s = scope::device, source_loc loc = source_loc::current()) {
+    return rmw(trace::atomic_op::cas, s, p, desired, loc, [&] {
+      std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired, detail::to_std(o),
+                                                     detail::load_part(o));
+      return expected;
+    });
   }
   template <class T>
-  T atomic_min(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
-    return update(p, o, [v](T old) { return v < old ? v : old; });
+  T atomic_min(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+               source_loc loc = source_loc::current()) {
+    return update(trace::atomic_op::min, s, p, v, o, loc, [v](T old) { return v < old ? v : old; });
   }
   template <class T>
-  T atomic_max(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
-    return update(p, o, [v](T old) { return old < v ? v : old; });
+  T atomic_max(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+               source_loc loc = source_loc::current()) {
+    return update(trace::atomic_op::max, s, p, v, o, loc, [v](T old) { return old < v ? v : old; });
   }
   template <class T>
-  T atomic_and(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
-    sync_point();
-    return std::atomic_ref<T>(*p).fetch_and(v, detail::to_std(o));
+  T atomic_and(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+               source_loc loc = source_loc::current()) {
+    return rmw(trace::atomic_op::bit_and, s, p, v, loc,
+               [&] { return std::atomic_ref<T>(*p).fetch_and(v, detail::to_std(o)); });
   }
   template <class T>
-  T atomic_or(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
-    sync_point();
-    return std::atomic_ref<T>(*p).fetch_or(v, detail::to_std(o));
+  T atomic_or(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+              source_loc loc = source_loc::current()) {
+    return rmw(trace::atomic_op::bit_or, s, p, v, loc,
+               [&] { return std::atomic_ref<T>(*p).fetch_or(v, detail::to_std(o)); });
   }
   template <class T>
-  T atomic_xor(T* p, T v, memory_order o = memory_order::relaxed, scope = scope::device) {
-    sync_point();
-    return std::atomic_ref<T>(*p).fetch_xor(v, detail::to_std(o));
+  T atomic_xor(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+               source_loc loc = source_loc::current()) {
+    return rmw(trace::atomic_op::bit_xor, s, p, v, loc,
+               [&] { return std::atomic_ref<T>(*p).fetch_xor(v, detail::to_std(o)); });
   }
   // CUDA atomicInc: old >= limit ? 0 : old + 1.
   template <class T>
-  T atomic_inc(T* p, T limit, memory_order o = memory_order::relaxed, scope = scope::device) {
+  T atomic_inc(T* p, T limit, memory_order o = memory_order::relaxed, scope s = scope::device,
+               source_loc loc = source_loc::current()) {
     static_assert(std::is_unsigned_v<T>, "atomic_inc takes an unsigned type, as CUDA's atomicInc");
-    return update(p, o, [limit](T old) { return old >= limit ? T(0) : T(old + 1); });
+    return update(trace::atomic_op::inc, s, p, limit, o, loc,
+                  [limit](T old) { return old >= limit ? T(0) : T(old + 1); });
   }
   // CUDA atomicDec: (old == 0 || old > limit) ? limit : old - 1.
   template <class T>
-  T atomic_dec(T* p, T limit, memory_order o = memory_order::relaxed, scope = scope::device) {
+  T atomic_dec(T* p, T limit, memory_order o = memory_order::relaxed, scope s = scope::device,
+               source_loc loc = source_loc::current()) {
     static_assert(std::is_unsigned_v<T>, "atomic_dec takes an unsigned type, as CUDA's atomicDec");
-    return update(p, o, [limit](T old) { return (old == 0 || old > limit) ? limit : T(old - 1); });
+    return update(trace::atomic_op::dec, s, p, limit, o, loc,
+                  [limit](T old) { return (old == 0 || old > limit) ? limit : T(old - 1); });
   }
 
   // A block's threads share one OS thread, so a block-scope fence only has to
@@ -220,9 +247,10 @@ class thread_ctx {
   }
 
   // --- persistent memory (see docs/persistency-models.md) ---
-  // PM views call this for every store; persistency operations flush the
-  // lines recorded since the thread's last flush.
-  void record_pm_write(const persist_domain* d, const void* p, std::size_t bytes) {
+  // PM views call this for every store, right after it; persistency
+  // operations flush the lines recorded since the thread's last flush.
+  void record_pm_write(const persist_domain* d, const void* p, std::size_t bytes,
+                       source_loc loc = source_loc::current()) {
     crash_trigger::point();
     pm_bytes_stored_ += bytes;
     const auto first = reinterpret_cast<std::uintptr_t>(p) / persist_line_bytes;
@@ -230,36 +258,56 @@ class thread_ctx {
     for (std::uintptr_t l = first; l <= last; ++l)
       if (pm_lines_->empty() || !(pm_lines_->back() == pm_line{d, l})) pm_lines_->push_back({d, l});
     pm_dirty_ = true;
+    if (rec_) trace_pm_write(p, bytes, loc);
   }
   // Whether this thread stored to PM since its last flush. A flag in the
   // context (not the vector's size) so that, in kernels that never touch PM,
   // the compiler sees it stay false and drops the end-of-thread check.
   bool pm_dirty() const { return pm_dirty_; }
-  // PM views call this for every load. The cpu executor needs nothing from
-  // it; it is where the trace and timed modes will observe PM reads.
-  void record_pm_read(const persist_domain*, const void*, std::size_t) {}
+  // PM views call this for every load, right before it. Only the trace mode
+  // needs it.
+  void record_pm_read(const persist_domain*, const void* p, std::size_t bytes,
+                      source_loc loc = source_loc::current()) {
+    if (rec_) trace_pm_read(p, bytes, loc);
+  }
   // The lines recorded and not yet persisted (for tests and tools).
   const std::vector<pm_line>& pending_pm_lines() const { return *pm_lines_; }
   // GPM's persist barrier: this thread's earlier PM stores are durable on return.
-  void gpm_persist() { persist_pm_writes(); }
+  void gpm_persist(source_loc loc = source_loc::current()) {
+    if (rec_) trace_ordering(trace::event_kind::gpm_persist, loc);
+    persist_pm_writes();
+  }
   // Orders this thread's earlier PM stores before its later ones. The cpu
   // executor makes the earlier ones durable (stronger than required).
-  void ofence() { persist_pm_writes(); }
+  void ofence(source_loc loc = source_loc::current()) {
+    if (rec_) trace_ordering(trace::event_kind::ofence, loc);
+    persist_pm_writes();
+  }
   // This thread's earlier PM stores are durable on return.
-  void dfence() { persist_pm_writes(); }
+  void dfence(source_loc loc = source_loc::current()) {
+    if (rec_) trace_ordering(trace::event_kind::dfence, loc);
+    persist_pm_writes();
+  }
   // Scoped persist release: the releaser's earlier PM stores persist before
   // any PM store ordered after a pacq that reads `value` from *flag.
   template <class T>
-  void prel(scope s, T* flag, T value) {
+  void prel(scope s, T* flag, T value, source_loc loc = source_loc::current()) {
     persist_pm_writes();
-    atomic_store(flag, value, memory_order::release, s);
+    if (!rec_) return atomic_store(flag, value, memory_order::release, s);
+    deterministic_yield();  // the trace mode: a scheduling point, then the release as one event
+    std::atomic_ref<T>(*flag).store(value, std::memory_order_release);
+    trace_flag(trace::event_kind::prel, s, flag, sizeof(T), flag_bits(value), loc);
   }
   // Scoped persist acquire: returns the flag's value; if it was written by a
   // prel whose scope holds both threads, this thread's later PM stores
   // persist after the releaser's earlier ones.
   template <class T>
-  T pacq(scope s, const T* flag) {
-    return atomic_load(flag, memory_order::acquire, s);
+  T pacq(scope s, const T* flag, source_loc loc = source_loc::current()) {
+    if (!rec_) return atomic_load(flag, memory_order::acquire, s);
+    deterministic_yield();
+    const T v = std::atomic_ref<T>(*const_cast<T*>(flag)).load(std::memory_order_acquire);
+    trace_flag(trace::event_kind::pacq, s, flag, sizeof(T), flag_bits(v), loc);
+    return v;
   }
   void persist_pm_writes() {
     pm_write_stats::add_kernel_stores(pm_bytes_stored_);
@@ -312,14 +360,30 @@ class thread_ctx {
     std::memcpy(&v, &bits, sizeof(T));
     return v;
   }
+  // A flag's or an atomic's value as the trace records it (its first 8 bytes).
+  template <class T>
+  static std::uint64_t flag_bits(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>, "atomics and flags hold trivially copyable values");
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(T) < sizeof bits ? sizeof(T) : sizeof bits);
+    return bits;
+  }
   template <class T, class F>
-  T update(T* p, memory_order o, F next) {
+  T rmw(trace::atomic_op op, scope s, T* p, T operand, const source_loc& loc, F apply) {
     sync_point();
-    std::atomic_ref<T> a(*p);
-    T old = a.load(std::memory_order_relaxed);
-    while (!a.compare_exchange_weak(old, next(old), detail::to_std(o), std::memory_order_relaxed)) {
-    }
+    const T old = apply();
+    if (rec_) trace_atomic(op, s, p, sizeof(T), flag_bits(operand), flag_bits(old), loc);
     return old;
+  }
+  template <class T, class F>
+  T update(trace::atomic_op op, scope s, T* p, T operand, memory_order o, const source_loc& loc, F next) {
+    return rmw(op, s, p, operand, loc, [&] {
+      std::atomic_ref<T> a(*p);
+      T old = a.load(std::memory_order_relaxed);
+      while (!a.compare_exchange_weak(old, next(old), detail::to_std(o), std::memory_order_relaxed)) {
+      }
+      return old;
+    });
   }
   static void full_fence() {
 #if defined(GPMX_SANITIZER_thread)
@@ -335,10 +399,22 @@ class thread_ctx {
     if (b_->deterministic) deterministic_yield();
   }
 
-  detail::barrier_result barrier(std::uint32_t pred);
+  detail::barrier_result barrier(std::uint32_t pred, const source_loc& loc);
   std::uint64_t warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg, int width);
   void spin_yield();
   void deterministic_yield();
+
+  // The trace mode's half, out of line: each appends one event; all but
+  // trace_pm_write (whose store is already done) first yield, so threads
+  // interleave at every recorded operation.
+  void trace_pm_write(const void* p, std::size_t bytes, const source_loc& loc);
+  void trace_pm_read(const void* p, std::size_t bytes, const source_loc& loc);
+  void trace_ordering(trace::event_kind kind, const source_loc& loc);
+  void trace_flag(trace::event_kind kind, scope s, const void* flag, std::size_t bytes,
+                  std::uint64_t value, const source_loc& loc);
+  void trace_atomic(trace::atomic_op op, scope s, const void* p, std::size_t bytes,
+                    std::uint64_t operand, std::uint64_t result, const source_loc& loc);
+  trace::thread_coords coords() const;
 
   // Publishes finished threads and gives back unstarted ones before an
   // operation that may suspend this thread.
@@ -360,6 +436,7 @@ class thread_ctx {
   bool one_d_;
   bool in_spin_ = false;
   std::vector<pm_line>* pm_lines_;  // stored, not yet persisted
+  trace::recorder* rec_;            // null unless the launch is traced
   bool pm_dirty_ = false;
   std::uint64_t pm_bytes_stored_ = 0;  // since the last persist (pm_write_stats)
   // 64-bit so the thread loop's induction variables cannot wrap, which lets

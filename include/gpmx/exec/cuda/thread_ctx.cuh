@@ -11,6 +11,7 @@
 #include "gpmx/exec/dim3.hpp"
 #include "gpmx/exec/memory_scope.hpp"
 #include "gpmx/exec/persist_domain.hpp"
+#include "gpmx/exec/source_loc.hpp"
 
 namespace gpmx::cuda {
 
@@ -98,10 +99,11 @@ class thread_ctx {
   }
 
   // --- block barrier ---
-  __device__ void syncthreads() { __syncthreads(); }
-  __device__ int syncthreads_count(int pred) { return __syncthreads_count(pred); }
-  __device__ int syncthreads_and(int pred) { return __syncthreads_and(pred); }
-  __device__ int syncthreads_or(int pred) { return __syncthreads_or(pred); }
+  // The source locations match the cpu context's signatures; CUDA ignores them.
+  __device__ void syncthreads(source_loc = source_loc::current()) { __syncthreads(); }
+  __device__ int syncthreads_count(int pred, source_loc = source_loc::current()) { return __syncthreads_count(pred); }
+  __device__ int syncthreads_and(int pred, source_loc = source_loc::current()) { return __syncthreads_and(pred); }
+  __device__ int syncthreads_or(int pred, source_loc = source_loc::current()) { return __syncthreads_or(pred); }
 
   // --- warp operations ---
   __device__ void syncwarp(std::uint32_t mask = full_mask) { __syncwarp(mask); }
@@ -142,31 +144,36 @@ class thread_ctx {
 
   // --- atomics ---
   template <class T>
-  __device__ T atomic_load(const T* p, memory_order o = memory_order::seq_cst, scope s = scope::device) {
+  __device__ T atomic_load(const T* p, memory_order o = memory_order::seq_cst, scope s = scope::device,
+                          source_loc = source_loc::current()) {
     return detail::scoped(const_cast<T*>(p), s, [&](auto a) { return a.load(detail::load_part(o)); });
   }
   template <class T>
-  __device__ void atomic_store(T* p, T v, memory_order o = memory_order::seq_cst, scope s = scope::device) {
+  __device__ void atomic_store(T* p, T v, memory_order o = memory_order::seq_cst, scope s = scope::device,
+                          source_loc = source_loc::current()) {
     detail::scoped(p, s, [&](auto a) {
       a.store(v, detail::store_part(o));
       return 0;
     });
   }
   template <class T>
-  __device__ T atomic_add(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+  __device__ T atomic_add(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+                          source_loc = source_loc::current()) {
     return detail::scoped(p, s, [&](auto a) { return a.fetch_add(v, detail::to_cuda(o)); });
   }
   template <class T>
-  __device__ T atomic_sub(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+  __device__ T atomic_sub(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+                          source_loc = source_loc::current()) {
     return detail::scoped(p, s, [&](auto a) { return a.fetch_sub(v, detail::to_cuda(o)); });
   }
   template <class T>
-  __device__ T atomic_exch(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+  __device__ T atomic_exch(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+                          source_loc = source_loc::current()) {
     return detail::scoped(p, s, [&](auto a) { return a.exchange(v, detail::to_cuda(o)); });
   }
   template <class T>
   __device__ T atomic_cas(T* p, T expected, T desired, memory_order o = memory_order::relaxed,
-                          scope s = scope::device) {
+                          scope s = scope::device, source_loc = source_loc::current()) {
     return detail::scoped(p, s, [&](auto a) {
       T e = expected;
       a.compare_exchange_strong(e, desired, detail::to_cuda(o), detail::load_part(o));
@@ -174,50 +181,57 @@ class thread_ctx {
     });
   }
   template <class T>
-  __device__ T atomic_min(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+  __device__ T atomic_min(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+                          source_loc = source_loc::current()) {
     return detail::scoped(p, s, [&](auto a) { return a.fetch_min(v, detail::to_cuda(o)); });
   }
   template <class T>
-  __device__ T atomic_max(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+  __device__ T atomic_max(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+                          source_loc = source_loc::current()) {
     return detail::scoped(p, s, [&](auto a) { return a.fetch_max(v, detail::to_cuda(o)); });
   }
   template <class T>
-  __device__ T atomic_and(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+  __device__ T atomic_and(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+                          source_loc = source_loc::current()) {
     return detail::scoped(p, s, [&](auto a) { return a.fetch_and(v, detail::to_cuda(o)); });
   }
   template <class T>
-  __device__ T atomic_or(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+  __device__ T atomic_or(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+                          source_loc = source_loc::current()) {
     return detail::scoped(p, s, [&](auto a) { return a.fetch_or(v, detail::to_cuda(o)); });
   }
   template <class T>
-  __device__ T atomic_xor(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device) {
+  __device__ T atomic_xor(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
+                          source_loc = source_loc::current()) {
     return detail::scoped(p, s, [&](auto a) { return a.fetch_xor(v, detail::to_cuda(o)); });
   }
   template <class T>
-  __device__ T atomic_inc(T* p, T limit, memory_order o = memory_order::relaxed, scope s = scope::device) {
+  __device__ T atomic_inc(T* p, T limit, memory_order o = memory_order::relaxed, scope s = scope::device,
+                          source_loc = source_loc::current()) {
     static_assert(std::is_unsigned_v<T>, "atomic_inc takes an unsigned type, as CUDA's atomicInc");
     return update(p, o, s, [limit](T old) { return old >= limit ? T(0) : T(old + 1); });
   }
   template <class T>
-  __device__ T atomic_dec(T* p, T limit, memory_order o = memory_order::relaxed, scope s = scope::device) {
+  __device__ T atomic_dec(T* p, T limit, memory_order o = memory_order::relaxed, scope s = scope::device,
+                          source_loc = source_loc::current()) {
     static_assert(std::is_unsigned_v<T>, "atomic_dec takes an unsigned type, as CUDA's atomicDec");
     return update(p, o, s, [limit](T old) { return (old == 0 || old > limit) ? limit : T(old - 1); });
   }
 
   // --- persistent memory (PM-far, as in GPM: PM is host memory the GPU
   // reaches over PCIe, so a system-scope fence is what makes stores durable) ---
-  __device__ void record_pm_write(const persist_domain*, const void*, std::size_t) {}
-  __device__ void record_pm_read(const persist_domain*, const void*, std::size_t) {}
-  __device__ void gpm_persist() { __threadfence_system(); }
-  __device__ void ofence() { __threadfence_system(); }
-  __device__ void dfence() { __threadfence_system(); }
+  __device__ void record_pm_write(const persist_domain*, const void*, std::size_t, source_loc = source_loc::current()) {}
+  __device__ void record_pm_read(const persist_domain*, const void*, std::size_t, source_loc = source_loc::current()) {}
+  __device__ void gpm_persist(source_loc = source_loc::current()) { __threadfence_system(); }
+  __device__ void ofence(source_loc = source_loc::current()) { __threadfence_system(); }
+  __device__ void dfence(source_loc = source_loc::current()) { __threadfence_system(); }
   template <class T>
-  __device__ void prel(scope s, T* flag, T value) {
+  __device__ void prel(scope s, T* flag, T value, source_loc = source_loc::current()) {
     __threadfence_system();
     atomic_store(flag, value, memory_order::release, s);
   }
   template <class T>
-  __device__ T pacq(scope s, const T* flag) {
+  __device__ T pacq(scope s, const T* flag, source_loc = source_loc::current()) {
     return atomic_load(flag, memory_order::acquire, s);
   }
 

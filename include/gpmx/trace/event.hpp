@@ -1,0 +1,69 @@
+#pragma once
+// One recorded event of a trace-mode run (see docs/trace.md), and the trace:
+// the events in the order they happened plus the strings they name.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpmx/exec/dim3.hpp"
+#include "gpmx/exec/memory_scope.hpp"
+
+namespace gpmx::trace {
+
+enum class event_kind : std::uint8_t {
+  kernel_begin, kernel_end, pm_write, pm_read, gpm_persist, ofence, dfence, prel, pacq, barrier, atomic
+};
+inline constexpr unsigned event_kind_count = 11;
+
+// The atomic operation of an `atomic` event.
+enum class atomic_op : std::uint8_t {
+  none, load, store, add, sub, exch, cas, min, max, bit_and, bit_or, bit_xor, inc, dec
+};
+inline constexpr unsigned atomic_op_count = 14;
+
+const char* to_string(event_kind k);
+const char* to_string(atomic_op op);
+
+inline constexpr std::uint64_t no_event = ~std::uint64_t(0);
+inline constexpr std::uint32_t no_string = ~std::uint32_t(0);
+inline constexpr std::size_t max_value_bytes = 64;
+
+struct event {
+  event_kind kind = event_kind::kernel_begin;
+  scope scope_of = scope::device;   // prel, pacq, atomic
+  atomic_op op = atomic_op::none;   // atomic
+  std::uint8_t value_bytes = 0;     // pm_write: how many bytes of `data` hold the value written
+  std::uint32_t launch = 0;         // kernel launch index within the recording, from 0
+  std::uint64_t block = 0;          // linear block index
+  std::uint32_t warp = 0;
+  std::uint32_t lane = 0;
+  std::uint64_t po = 0;             // the thread's program-order index, from 0 per launch
+  std::uint64_t address = 0;        // pm_write, pm_read: the data; prel, pacq, atomic: the flag
+  std::uint64_t bytes = 0;          // size of the access
+  std::uint64_t value = 0;          // prel: released; pacq: read; atomic: operand
+  std::uint64_t result = 0;         // atomic: the old value it returned
+  std::uint64_t reads_from = no_event;  // pacq: index of the prel it read from
+  std::uint32_t text = no_string;   // file name, or the kernel's name for kernel events
+  std::uint32_t line = 0;
+  // pm_write: the first value_bytes bytes written; kernel_begin: grid and block (see kernel_dims).
+  std::array<std::uint8_t, max_value_bytes> data{};
+
+  bool operator==(const event&) const = default;
+};
+
+// kernel_begin keeps the launch's grid and block shape in `data`.
+void set_kernel_dims(event& e, dim3 grid, dim3 block);
+dim3 kernel_grid(const event& e);
+dim3 kernel_block(const event& e);
+
+struct trace {
+  std::vector<event> events;
+  std::vector<std::string> strings;  // named by event::text
+
+  // The string an event names, or "" when it names none.
+  const std::string& text_of(const event& e) const;
+  bool operator==(const trace&) const = default;
+};
+
+}  // namespace gpmx::trace

@@ -1,0 +1,41 @@
+#pragma once
+// The trace file: a compact binary form of a trace (layout in docs/trace.md).
+// Reading validates everything and names the offset of the first fault.
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpmx/trace/event.hpp"
+
+namespace gpmx::trace {
+
+inline constexpr char file_magic[8] = {'G', 'P', 'M', 'X', 'T', 'R', 'C', '\0'};
+inline constexpr std::uint32_t file_version = 1;
+inline constexpr std::size_t header_bytes = 32;
+inline constexpr std::size_t record_bytes = 144;
+
+// A file (or buffer) that is not a valid trace: corrupt, truncated, or of
+// another version. offset() is where reading found the fault.
+class trace_file_error : public std::runtime_error {
+ public:
+  trace_file_error(const std::string& what, std::uint64_t offset)
+      : std::runtime_error(what), offset_(offset) {}
+  std::uint64_t offset() const { return offset_; }
+
+ private:
+  std::uint64_t offset_;
+};
+
+std::vector<std::uint8_t> encode(const trace& t);
+// `origin` names the source of the bytes in error messages (a file name).
+trace decode(std::span<const std::uint8_t> bytes, std::string_view origin = "trace");
+
+// Throw trace_file_error, or std::runtime_error when the file cannot be opened or written.
+void write_trace(const trace& t, const std::filesystem::path& path);
+trace read_trace(const std::filesystem::path& path);
+
+}  // namespace gpmx::trace
