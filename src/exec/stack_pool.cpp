@@ -9,6 +9,10 @@
 
 #include "gpmx/exec/errors.hpp"
 
+#if defined(GPMX_SANITIZER_address)
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace gpmx::cpu::detail {
 
 stack_pool::stack_pool(std::size_t stack_bytes) : page_(std::size_t(::sysconf(_SC_PAGESIZE))) {
@@ -16,7 +20,14 @@ stack_pool::stack_pool(std::size_t stack_bytes) : page_(std::size_t(::sysconf(_S
 }
 
 stack_pool::~stack_pool() {
-  for (void* base : free_) ::munmap(base, usable_ + page_);
+  for (void* base : free_) {
+#if defined(GPMX_SANITIZER_address)
+    // Frames that ran on this stack left redzones in ASan's shadow; a later
+    // mapping at the same address (a pool file) would inherit them.
+    ASAN_UNPOISON_MEMORY_REGION(base, usable_ + page_);
+#endif
+    ::munmap(base, usable_ + page_);
+  }
 }
 
 boost::context::stack_context stack_pool::take() {
