@@ -1,0 +1,45 @@
+#pragma once
+// Image strategies: which pmo-closed sets of granule-stores to try at a crash
+// point. Every image contains the crash point's must set and lies within its
+// issued set.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "gpmx/check/crash_point.hpp"
+
+namespace gpmx::check {
+
+enum class image_strategy : std::uint8_t { minimal, maximal, drop_one, random, exhaustive };
+
+// "minimal", "maximal", "drop-one", "random", "exhaustive".
+const char* to_string(image_strategy s);
+image_strategy parse_strategy(std::string_view name);  // throws check_error
+
+struct strategy_options {
+  image_strategy strategy = image_strategy::drop_one;
+  std::size_t random_images = 16;  // random: how many distinct images to draw
+  std::uint64_t seed = 1;          // random
+  std::size_t cap = 4096;          // drop-one and exhaustive stop after this many images
+};
+
+struct image_set {
+  std::vector<store_set> images;
+  std::size_t count = 0;     // images.size()
+  bool complete = false;     // the strategy finished (no cap cut it short)
+  bool covers_all = false;   // the images are every pmo-closed image of the crash point
+};
+
+image_set minimal_image(const persist_order& order, const crash_state& at);
+image_set maximal_image(const persist_order& order, const crash_state& at);
+// For each may-store s: the issued set without s and without every store pmo-after s.
+image_set drop_one_images(const persist_order& order, const crash_state& at, std::size_t cap);
+// Distinct images, each must ∪ a random subset of may (each store kept with a
+// probability drawn per image) closed under pmo; deterministic in the seed.
+image_set random_images(const persist_order& order, const crash_state& at, std::size_t n, std::uint64_t seed);
+// Every pmo-closed image, up to `cap` of them.
+image_set exhaustive_images(const persist_order& order, const crash_state& at, std::size_t cap);
+
+image_set make_images(const persist_order& order, const crash_state& at, const strategy_options& options);
+
+}  // namespace gpmx::check

@@ -1,0 +1,28 @@
+#pragma once
+// Turning an image (a set of granule-stores) into the bytes of the pool file.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "gpmx/check/persist_order.hpp"
+
+namespace gpmx::check {
+
+// Where the pool was mapped in the traced process: trace addresses in
+// [base, base + length) are file offsets [0, length).
+struct pool_mapping {
+  std::uint64_t base = 0;
+  std::uint64_t length = 0;
+};
+
+// The pool file after a crash that left `image`: `before` (the file before
+// the traced run, `length` bytes) with the image's granule-stores applied in
+// trace order, so for each granule its co-last chosen store wins. Stores
+// wholly outside the mapping belong to other mappings and are skipped; a
+// store straddling its edge, or a chosen store whose bytes the trace did not
+// keep (only the first 64 of a store are recorded), is an error.
+std::vector<std::byte> materialize_image(const trace::trace& t, const persist_order& order, const store_set& image,
+                                         const pool_mapping& pool, std::span<const std::byte> before);
+
+}  // namespace gpmx::check

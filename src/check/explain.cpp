@@ -1,0 +1,112 @@
+// Naming the ordering rule whose absence let an image lose a store.
+#include "gpmx/check/explain.hpp"
+
+#include <initializer_list>
+#include <set>
+#include <string_view>
+#include <string>
+#include <utility>
+
+namespace gpmx::check {
+namespace {
+
+using trace::event_kind;
+
+// Appending piece by piece: GCC 12 warns (-Wrestrict) on some chains of operator+.
+std::string concat(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
+
+std::string where(const trace::trace& t, std::uint64_t i) {
+  const trace::event& e = t.events[i];
+  std::string_view file = t.text_of(e);
+  if (const auto slash = file.find_last_of('/'); slash != std::string_view::npos) file.remove_prefix(slash + 1);
+  if (file.empty()) file = "?";
+  return concat({file, ":", std::to_string(e.line), " (event #", std::to_string(i), ")"});
+}
+
+std::string fence_rule(persist_model m) {
+  if (m == persist_model::epoch) return "a gpm_persist between them is missing (epoch orders a thread's stores only across a durability point)";
+  return "an ofence between them is missing";
+}
+
+bool same_block(const trace::event& a, const trace::event& b) { return a.launch == b.launch && a.block == b.block; }
+
+void same_thread_pairs(const trace::trace& t, const persist_order& order, const store_set& image, std::size_t most,
+                       std::vector<missing_order>& out) {
+  std::vector<std::uint64_t> last_lost;  // per thread: the latest store left out so far
+  std::set<std::pair<std::uint64_t, std::uint64_t>> reported;
+  for (std::size_t id = 0; id < order.size() && out.size() < most; ++id) {
+    const granule_store& g = order.node(id);
+    if (g.thread >= last_lost.size()) last_lost.resize(g.thread + 1, trace::no_event);
+    if (!image.contains(id)) {
+      last_lost[g.thread] = g.event;
+      continue;
+    }
+    const std::uint64_t s = last_lost[g.thread];
+    if (s == trace::no_event || s == g.event || !reported.insert({s, g.event}).second) continue;
+    missing_order m;
+    m.persisted_event = g.event;
+    m.lost_event = s;
+    m.message = concat({"the store at ", where(t, g.event), " persisted while the store at ", where(t, s),
+                        " before it in the same thread did not: ", fence_rule(order.model())});
+    out.push_back(std::move(m));
+  }
+}
+
+// A store of `thread` left out before event `before`, and one kept after `after`.
+std::pair<std::uint64_t, std::uint64_t> lost_and_kept(const persist_order& order, const store_set& image,
+                                                      std::uint32_t releaser, std::uint64_t before,
+                                                      std::uint32_t acquirer, std::uint64_t after) {
+  std::uint64_t lost = trace::no_event, kept = trace::no_event;
+  for (std::size_t id = 0; id < order.size(); ++id) {
+    const granule_store& g = order.node(id);
+    if (g.thread == releaser && g.event < before && !image.contains(id)) lost = g.event;
+    if (g.thread == acquirer && g.event > after && image.contains(id) && kept == trace::no_event) kept = g.event;
+  }
+  return {lost, kept};
+}
+
+void narrow_scopes(const trace::trace& t, const persist_order& order, const store_set& image, std::size_t most,
+                   std::vector<missing_order>& out) {
+  if (order.model() == persist_model::strict || order.model() == persist_model::sbrp_promoted) return;
+  for (std::uint64_t i = 0; i < t.events.size() && out.size() < most; ++i) {
+    const trace::event& acq = t.events[i];
+    if (acq.kind != event_kind::pacq || acq.reads_from == trace::no_event) continue;
+    const trace::event& rel = t.events[acq.reads_from];
+    const bool narrow = (rel.scope_of == scope::block || acq.scope_of == scope::block) && !same_block(rel, acq);
+    if (!narrow) continue;
+    const auto [lost, kept] = lost_and_kept(order, image, order.thread_of_event(acq.reads_from), acq.reads_from,
+                                            order.thread_of_event(i), i);
+    if (lost == trace::no_event || kept == trace::no_event) continue;
+    const bool prel_narrow = rel.scope_of == scope::block;
+    missing_order m;
+    m.persisted_event = kept;
+    m.lost_event = lost;
+    m.release_event = acq.reads_from;
+    m.scoped_persistency_bug = true;
+    m.message = concat({"the store at ", where(t, kept), " persisted while the store at ", where(t, lost),
+                        ", released to it through the prel at ", where(t, acq.reads_from), " and the pacq at ",
+                        where(t, i), ", did not: the scope of the ", prel_narrow ? "prel at " : "pacq at ",
+                        where(t, prel_narrow ? acq.reads_from : i),
+                        " is too narrow (block) for threads in different blocks: this is a scoped persistency bug"});
+    out.push_back(std::move(m));
+  }
+}
+
+}  // namespace
+
+std::vector<missing_order> explain_image(const trace::trace& t, const persist_order& order, const store_set& image,
+                                         std::size_t max_findings) {
+  if (t.events.size() != order.event_count())
+    throw check_error("explain: the trace has " + std::to_string(t.events.size()) +
+                      " events but the persist order was built from " + std::to_string(order.event_count()));
+  std::vector<missing_order> out;
+  narrow_scopes(t, order, image, max_findings, out);  // the more specific diagnosis first
+  same_thread_pairs(t, order, image, max_findings, out);
+  return out;
+}
+
+}  // namespace gpmx::check

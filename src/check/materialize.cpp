@@ -1,0 +1,38 @@
+// Applying an image's granule-stores to the pool's original bytes.
+#include "gpmx/check/materialize.hpp"
+
+#include <cstring>
+#include <string>
+
+namespace gpmx::check {
+
+std::vector<std::byte> materialize_image(const trace::trace& t, const persist_order& order, const store_set& image,
+                                         const pool_mapping& pool, std::span<const std::byte> before) {
+  if (t.events.size() != order.event_count())
+    throw check_error("materialize: the trace has " + std::to_string(t.events.size()) +
+                      " events but the persist order was built from " + std::to_string(order.event_count()));
+  if (image.universe() != order.size())
+    throw check_error("materialize: the image is a set over " + std::to_string(image.universe()) +
+                      " granule-stores, the order has " + std::to_string(order.size()));
+  if (before.size() != pool.length)
+    throw check_error("materialize: the pool's original bytes are " + std::to_string(before.size()) +
+                      " long but the mapping is " + std::to_string(pool.length) + " bytes");
+  std::vector<std::byte> out(before.begin(), before.end());
+  const std::uint64_t pool_end = pool.base + pool.length;
+  image.for_each([&](std::size_t id) {  // ids are in trace order, hence coherence order per granule
+    const granule_store& g = order.node(id);
+    const trace::event& e = t.events[g.event];
+    if (e.address + e.bytes <= pool.base || e.address >= pool_end) return;
+    if (e.address < pool.base || e.address + e.bytes > pool_end)
+      throw check_error("materialize: the store at event #" + std::to_string(g.event) + " (" +
+                        std::to_string(e.bytes) + " bytes) straddles the edge of the pool mapping");
+    if (g.end - e.address > e.value_bytes)
+      throw check_error("materialize: the store at event #" + std::to_string(g.event) + " wrote " +
+                        std::to_string(e.bytes) + " bytes but the trace kept only the first " +
+                        std::to_string(e.value_bytes));
+    std::memcpy(out.data() + (g.first - pool.base), e.data.data() + (g.first - e.address), g.end - g.first);
+  });
+  return out;
+}
+
+}  // namespace gpmx::check
