@@ -59,4 +59,25 @@ inline double seconds_since(clock_type::time_point t) {
   return std::chrono::duration<double>(clock_type::now() - t).count();
 }
 
+// The run of a native workload: fresh files, the job created and recorded,
+// then compute(job) timed; the report counts the elements.
+template <class Job, class Compute>
+run_report run_job(const env& e, const params& p, style st, std::string_view workload, std::uint64_t launches,
+                   Compute&& compute) {
+  const chunked_shape s = chunked_shape_of(workload, p);
+  fresh_directory(e.dir);
+  auto job = Job::create(e.dir, s, e.mode);
+  write_meta(job.pool(), workload, st, p);
+  run_report r;
+  r.unit = "elements";
+  const std::uint64_t before = job.bytes_persisted();
+  const auto start = clock_type::now();
+  compute(job);
+  r.seconds = seconds_since(start);
+  r.operations = s.elements;
+  r.batches = launches;
+  r.bytes_persisted = job.bytes_persisted() - before;
+  return r;
+}
+
 }  // namespace gpmx::apps::native

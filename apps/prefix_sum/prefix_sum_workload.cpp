@@ -27,20 +27,9 @@ class prefix_sum_workload final : public workload {
   }
 
   run_report run(const env& e, const params& p, style st) override {
-    const chunked_shape s = native::chunked_shape_of(name(), p);
-    fresh_directory(e.dir);
-    auto job = prefix_sum::job::create(e.dir, s, e.mode);
-    write_meta(job.pool(), name(), st, p);
-    run_report r;
-    r.unit = "elements";
-    const std::uint64_t before = job.bytes_persisted();
-    const auto start = native::clock_type::now();
-    job.finish(e.ex, st, [&](double f) { e.report(f); });
-    r.seconds = native::seconds_since(start);
-    r.operations = s.elements;
-    r.batches = 2;
-    r.bytes_persisted = job.bytes_persisted() - before;
-    return r;
+    return native::run_job<prefix_sum::job>(e, p, st, name(), 2, [&](prefix_sum::job& j) {
+      j.finish(e.ex, st, [&](double f) { e.report(f); });
+    });
   }
 
   recover_report recover(const env& e) override {

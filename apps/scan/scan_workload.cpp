@@ -31,21 +31,10 @@ class scan_workload final : public workload {
   }
 
   run_report run(const env& e, const params& p, style st) override {
-    const chunked_shape s = native::chunked_shape_of(name(), p);
-    fresh_directory(e.dir);
-    auto job = scan::job::create(e.dir, s, e.mode);
-    write_meta(job.pool(), name(), st, p);
-    run_report r;
-    r.unit = "elements";
-    const std::uint64_t before = job.bytes_persisted();
-    const auto start = native::clock_type::now();
-    job.compute(e.ex, st);
-    e.report(1.0);
-    r.seconds = native::seconds_since(start);
-    r.operations = s.elements;
-    r.batches = 1;
-    r.bytes_persisted = job.bytes_persisted() - before;
-    return r;
+    return native::run_job<scan::job>(e, p, st, name(), 1, [&](scan::job& j) {
+      j.compute(e.ex, st);
+      e.report(1.0);
+    });
   }
 
   recover_report recover(const env& e) override {
