@@ -28,6 +28,8 @@ void register_bench_workload_checkpoints(CLI::App& bench);
 void register_litmus(CLI::App& app);
 // Adds `gpmx run|recover|verify` to app.
 void register_workload_commands(CLI::App& app);
+// Adds `gpmx trace W -o FILE` to app.
+void register_trace(CLI::App& app);
 // Adds `gpmx list` to app.
 void register_list(CLI::App& app);
 

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   register_workload_commands(app);
   register_list(app);
+  register_trace(app);
   register_demo(app);
   register_bench(app);
   register_litmus(app);
