@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstring>
 #include <fmt/format.h>
+
+#include "scratch_dir.hpp"
 #include <random>
 #include <stdexcept>
 
@@ -25,25 +27,6 @@ double ns_since(clock_type::time_point t) {
   return double(std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t).count());
 }
 
-// A directory for this run's files, removed with them.
-class scratch {
- public:
-  explicit scratch(const fs::path& parent) {
-    std::random_device rd;
-    path_ = (parent.empty() ? fs::temp_directory_path() : parent) / fmt::format("gpmx-cpw-bench-{}{}", rd(), rd());
-    fs::create_directories(path_);
-  }
-  ~scratch() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  scratch(const scratch&) = delete;
-  scratch& operator=(const scratch&) = delete;
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
 
 // A file descriptor, closed on scope exit.
 class file {
@@ -83,7 +66,7 @@ class file {
 // sequential bandwidth the checkpoints are measured against. The file is
 // written once first, so the runs overwrite allocated blocks, as every
 // checkpoint method here does.
-result fs_sequential_write(const scratch& dir, std::uint64_t bytes, unsigned repeat) {
+result fs_sequential_write(const scratch_dir& dir, std::uint64_t bytes, unsigned repeat) {
   constexpr std::uint64_t call = 1 << 20;
   std::vector<std::byte> buf(call, std::byte{0x5a});
   const fs::path p = dir / "fs-probe";
@@ -105,7 +88,7 @@ struct method {
   std::function<void()> save, restore;
 };
 
-std::vector<method> methods_for(const scratch& dir, const std::string& w, std::vector<apps::iterative::state_array> st,
+std::vector<method> methods_for(const scratch_dir& dir, const std::string& w, std::vector<apps::iterative::state_array> st,
                                 std::uint64_t bytes, cpu::executor& ex, pm::durability mode,
                                 std::vector<std::shared_ptr<void>>& keep) {
   std::vector<method> out;
@@ -164,7 +147,7 @@ std::vector<result> run_checkpoint_workload_benchmarks(const checkpoint_workload
   auto say = [&](const std::string& s) {
     if (o.progress) o.progress(s);
   };
-  scratch dir(o.directory);
+  scratch_dir dir(o.directory, "cpw-bench");
   cpu::executor ex({.workers = o.workers});
   std::vector<result> out;
 

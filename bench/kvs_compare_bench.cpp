@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "gpkvs/gpkvs.hpp"
+#include "scratch_dir.hpp"
 #ifdef GPMX_HAVE_ROCKSDB
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
@@ -24,13 +25,6 @@ std::vector<std::vector<kv_pair>> make_batches(const kvs_compare_options& o) {
   return out;
 }
 
-struct scoped_dir {
-  std::filesystem::path path;
-  ~scoped_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
 
 double seconds_of(const std::function<void()>& f) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -111,17 +105,16 @@ std::vector<result> run_kvs_vs_rocksdb(const kvs_compare_options& o) {
   if (o.batch == 0 || o.batches == 0 || o.sets == 0 || o.batch > o.sets)
     throw std::invalid_argument(fmt::format("kvs comparison: sets={} batch={} batches={}: all positive, batch <= sets",
                                             o.sets, o.batch, o.batches));
-  const auto base = o.dir.empty() ? std::filesystem::temp_directory_path() : o.dir;
-  scoped_dir d{base / fmt::format("gpmx-kvs-compare-{}", std::random_device{}())};
+  const scratch_dir d(o.dir, "kvs-compare");
   const auto batches = make_batches(o);
   const double ops = double(o.batch) * o.batches;
   cpu::executor ex({.workers = o.workers});
   std::vector<double> epoch_ns, sbrp_ns, rocks_ns;
   for (unsigned i = 0; i < o.repeat; ++i) {  // interleaved, so drift hits all three alike
     if (o.progress) o.progress(fmt::format("kvs comparison: run {} of {}", i + 1, o.repeat));
-    epoch_ns.push_back(1e9 * time_gpkvs(o, ex, d.path / "gpkvs", batches, pm::ordering::epoch));
-    sbrp_ns.push_back(1e9 * time_gpkvs(o, ex, d.path / "gpkvs", batches, pm::ordering::sbrp));
-    rocks_ns.push_back(1e9 * time_rocksdb(d.path / "rocksdb", batches));
+    epoch_ns.push_back(1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", batches, pm::ordering::epoch));
+    sbrp_ns.push_back(1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", batches, pm::ordering::sbrp));
+    rocks_ns.push_back(1e9 * time_rocksdb(d.path() / "rocksdb", batches));
   }
   const std::string shape = fmt::format("{} batches of {} SETs, {} sets of 8 ways", o.batches, o.batch, o.sets);
   std::vector<result> rows;

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstring>
 #include <fmt/format.h>
+
+#include "scratch_dir.hpp"
 #include <random>
 #include <stdexcept>
 
@@ -14,25 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A scratch directory for the pool files, removed with everything in it.
-class scratch {
- public:
-  explicit scratch(const fs::path& parent) {
-    std::random_device rd;
-    path_ = (parent.empty() ? fs::temp_directory_path() : parent) / fmt::format("gpmx-cp-bench-{}{}", rd(), rd());
-    fs::create_directories(path_);
-  }
-  ~scratch() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  scratch(const scratch&) = delete;
-  scratch& operator=(const scratch&) = delete;
-  fs::path operator/(const char* name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
 
 result make(std::string name, std::vector<double> runs, std::uint64_t bytes, std::string note) {
   result r = make_result(std::move(name), std::move(runs), std::move(note));
@@ -51,7 +34,7 @@ std::vector<result> run_checkpoint_benchmarks(const checkpoint_bench_options& o)
   auto say = [&](const std::string& s) {
     if (o.progress) o.progress(s);
   };
-  scratch dir(o.directory);
+  scratch_dir dir(o.directory, "cp-bench");
 
   // The checkpointed data: `elements` buffers, the last taking the remainder.
   std::vector<std::vector<std::byte>> bufs;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "common/crash_run.hpp"
+#include "scratch_dir.hpp"
 #include "common/registry.hpp"
 #include "gpmx/exec/pm_write_stats.hpp"
 
@@ -21,10 +22,6 @@ std::vector<apps::workload*> chosen(const workload_bench_options& o) {
   return out;
 }
 
-std::filesystem::path scratch(const workload_bench_options& o, std::string_view what) {
-  const auto base = o.dir.empty() ? std::filesystem::temp_directory_path() : o.dir;
-  return base / fmt::format("gpmx-bench-{}-{}", what, std::random_device{}());
-}
 
 apps::params sizes(const workload_bench_options& o, const apps::workload& w) {
   return apps::resolve_params(w, o.small ? w.small_params() : apps::params{});
@@ -34,14 +31,6 @@ void say(const workload_bench_options& o, const std::string& s) {
   if (o.progress) o.progress(s);
 }
 
-// A directory removed when the benchmark leaves it.
-struct scoped_dir {
-  std::filesystem::path path;
-  ~scoped_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
 
 }  // namespace
 
@@ -52,14 +41,14 @@ std::vector<result> run_workload_throughput(const workload_bench_options& o) {
     const apps::params p = sizes(o, *w);
     double epoch_rate = 0;
     for (apps::style s : {apps::style::epoch, apps::style::sbrp}) {
-      scoped_dir d{scratch(o, w->name())};
+      scratch_dir d(o.dir, fmt::format("bench-{}", w->name()));
       say(o, fmt::format("{} --style {}: {} runs", w->name(), apps::to_string(s), o.repeat));
       std::vector<double> ns, rates;
       apps::run_report last;
       std::uint64_t written = 0;
       for (unsigned i = 0; i < o.repeat; ++i) {
         const std::uint64_t before = pm_write_stats::total();
-        last = w->run({ex, d.path, o.mode}, p, s);
+        last = w->run({ex, d.path(), o.mode}, p, s);
         written = pm_write_stats::total() - before;
         ns.push_back(last.seconds * 1e9);
         rates.push_back(last.seconds > 0 ? double(last.operations) / last.seconds : 0);
@@ -83,7 +72,7 @@ std::vector<result> run_write_amplification(const workload_bench_options& o) {
   for (apps::workload* w : chosen(o)) {
     if (!w->has_cap_mm()) continue;
     const apps::params p = sizes(o, *w);
-    scoped_dir d{scratch(o, w->name())};
+    scratch_dir d(o.dir, fmt::format("bench-{}", w->name()));
     say(o, fmt::format("{}: gpmx against CAP-mm, {} runs each", w->name(), o.repeat));
     std::vector<double> gpmx_ns, cap_ns;
     std::uint64_t gpmx_bytes = 0, cap_bytes = 0, gpmx_flushed = 0, cap_flushed = 0;
@@ -91,10 +80,10 @@ std::vector<result> run_write_amplification(const workload_bench_options& o) {
       // Bytes written: what kernels stored to PM plus what the host persisted
       // (set-up included for both, and it is the same for both).
       std::uint64_t before = pm_write_stats::total();
-      const apps::run_report g = w->run({ex, d.path, o.mode}, p, apps::style::epoch);
+      const apps::run_report g = w->run({ex, d.path(), o.mode}, p, apps::style::epoch);
       gpmx_bytes = pm_write_stats::total() - before;
       before = pm_write_stats::total();
-      const apps::run_report c = w->run_cap_mm({ex, d.path, o.mode}, p);
+      const apps::run_report c = w->run_cap_mm({ex, d.path(), o.mode}, p);
       cap_bytes = pm_write_stats::total() - before;
       gpmx_ns.push_back(g.seconds * 1e9);
       cap_ns.push_back(c.seconds * 1e9);
@@ -135,18 +124,18 @@ std::vector<result> run_restoration_latency(const workload_bench_options& o) {
   std::vector<result> rows;
   for (apps::workload* w : chosen(o)) {
     const apps::params p = sizes(o, *w);
-    scoped_dir d{scratch(o, w->name())};
+    scratch_dir d(o.dir, fmt::format("bench-{}", w->name()));
     const apps::style s = apps::style::epoch;
     say(o, fmt::format("{}: whole run, then 8 crashes in its last batch, each recovered", w->name()));
     auto run = [&] {
       cpu::executor ex({.workers = o.workers});
-      const apps::run_report r = w->run({ex, d.path, o.mode}, p, s);
+      const apps::run_report r = w->run({ex, d.path(), o.mode}, p, s);
       shared->run_seconds = r.seconds;
       shared->batches = r.batches;
     };
     auto recover = [&] {
       cpu::executor ex({.workers = o.workers});
-      shared->recover_seconds = w->recover({ex, d.path, o.mode}).seconds;
+      shared->recover_seconds = w->recover({ex, d.path(), o.mode}).seconds;
     };
     const apps::child_outcome whole = apps::run_in_child(0, run);
     if (whole.failed) throw std::runtime_error(fmt::format("{}: {}", w->name(), whole.error));
