@@ -1,5 +1,5 @@
 #pragma once
-// The transaction word of a batched workload, as gpKVS keeps it: committed
+// The transaction word of a batched workload (gpkvs, gpdb, hashmap, multiqueue): committed
 // batches times four plus the phase of the batch after them, in one aligned
 // 8-byte PM word, so every step (begin, applied, commit) is one atomic store.
 //   idle: nothing in flight;

@@ -37,7 +37,12 @@ std::uint32_t choose_way(const kv_pair* set, std::uint64_t key) {
 }
 
 store::store(std::unique_ptr<pm::pool> pool, std::unique_ptr<pm::hcl_log> log, params p)
-    : pool_(std::move(pool)), log_(std::move(log)), p_(p), table_(pool_->find("table")), txn_(pool_->find("txn")) {}
+    : pool_(std::move(pool)),
+      log_(std::move(log)),
+      p_(p),
+      table_(pool_->find("table")),
+      txn_(pool_->find("txn")),
+      state_(txn_, 0) {}
 
 store store::create(const std::filesystem::path& dir, params p, pm::durability mode) {
   if (p.sets == 0 || p.max_batch == 0)
@@ -65,20 +70,9 @@ store store::open(const std::filesystem::path& dir, pm::durability mode) {
   return store(std::move(pool), std::move(log), {std::uint32_t(params_words[0]), std::uint32_t(params_words[1])});
 }
 
-// The transaction word: committed batches times four plus the batch's phase
-// (idle, in flight: undo it; applied: its log is being cleared, keep it).
-// One 8-byte store changes both, so each step is atomic.
-namespace {
-enum phase : std::uint64_t { idle = 0, in_flight = 1, applied = 2 };
-}
-bool store::batch_in_flight() const { return (txn_.as<std::uint64_t>()[0] & 3) != idle; }
-std::uint64_t store::committed_batches() const { return txn_.as<std::uint64_t>()[0] >> 2; }
-
-void store::set_state(std::uint64_t committed, std::uint64_t phase) {
-  txn_.as<std::uint64_t>()[0] = committed * 4 + phase;
-  txn_.persist(0, 8);
-  crash_trigger::point();
-}
+// The transaction word is txn[0] (common/batch_state.hpp).
+bool store::batch_in_flight() const { return state_.in_flight(); }
+std::uint64_t store::committed_batches() const { return state_.committed(); }
 
 void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ordering o) {
   if (batch.size() > p_.max_batch)
@@ -87,7 +81,7 @@ void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ord
   if (batch_in_flight())
     throw pm::pm_error(pm::errc::bad_argument, "gpkvs: a batch did not finish; recover first");
   const std::uint64_t committed = committed_batches();
-  set_state(committed, in_flight);  // from here a crash leaves the batch to undo
+  state_.set(committed, batch_phase::in_flight);  // from here a crash leaves the batch to undo
   const auto threads = std::uint32_t(batch.size()) * ways;
   const std::uint32_t blocks = (threads + block - 1) / block;
   ex.launch({dim3(blocks), dim3(block), 0, "gpkvs_set"},
@@ -115,10 +109,10 @@ void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ord
               if (order == pm::ordering::epoch) t.gpm_persist();
             },
             batch.data(), std::uint64_t(batch.size()), table_.span<kv_pair>(), p_.sets, log_->view(), o);
-  set_state(committed, applied);  // the pairs are durable: keep the batch
+  state_.set(committed, batch_phase::applied);  // the pairs are durable: keep the batch
   log_->clear();
   crash_trigger::point();
-  set_state(committed + 1, idle);
+  state_.set(committed + 1, batch_phase::idle);
 }
 
 std::vector<std::uint64_t> store::get_batch(cpu::executor& ex, std::span<const std::uint64_t> keys) {
@@ -143,10 +137,10 @@ std::vector<std::uint64_t> store::get_batch(cpu::executor& ex, std::span<const s
 bool store::recover(cpu::executor& ex) {
   if (!batch_in_flight()) return false;
   const std::uint64_t committed = committed_batches();
-  if ((txn_.as<std::uint64_t>()[0] & 3) == applied) {  // finish the commit
+  if (state_.phase() == batch_phase::applied) {  // finish the commit
     log_->clear();
     crash_trigger::point();
-    set_state(committed + 1, idle);
+    state_.set(committed + 1, batch_phase::idle);
     return true;
   }
   const pm::hcl_view log = log_->view();
@@ -162,7 +156,7 @@ bool store::recover(cpu::executor& ex) {
               }
             },
             log, table_.span<kv_pair>());
-  set_state(committed, idle);
+  state_.set(committed, batch_phase::idle);
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "common/batch_state.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/hcl_log.hpp"
 #include "gpmx/pm/ordering.hpp"
@@ -66,12 +67,12 @@ class store {
 
  private:
   store(std::unique_ptr<pm::pool> pool, std::unique_ptr<pm::hcl_log> log, params p);
-  void set_state(std::uint64_t committed, std::uint64_t phase);
 
   std::unique_ptr<pm::pool> pool_;
   std::unique_ptr<pm::hcl_log> log_;
   params p_;
   pm::region table_, txn_;
+  batch_state state_;  // txn[0]: committed batches and the phase of the next
 };
 
 // The CPU-assisted baseline's kernels (GPM's CAP-mm): the same SET and GET
