@@ -19,6 +19,16 @@ run_report workload::run_cap_mm(const env&, const params&) {
   throw config_error(fmt::format("workload '{}' has no CPU-assisted (CAP-mm) baseline", name()));
 }
 
+seeded_bug find_seeded_bug(const workload& w, std::string_view name) {
+  const std::vector<seeded_bug> bugs = w.seeded_bugs();
+  for (const seeded_bug& b : bugs)
+    if (b.name == name) return b;
+  std::string known;
+  for (const seeded_bug& b : bugs) known += (known.empty() ? "" : ", ") + b.name;
+  throw config_error(fmt::format("workload '{}' has no seeded bug '{}' ({})", w.name(), name,
+                                 known.empty() ? "it has none" : "it has: " + known));
+}
+
 params resolve_params(const workload& w, const params& given) {
   params out;
   const auto specs = w.parameters();

@@ -38,12 +38,26 @@ struct param_spec {
 };
 using params = std::map<std::string, std::uint64_t, std::less<>>;
 
+// A deliberate persistency bug a workload can be run with, so that
+// `gpmx check` can be shown to find it (docs/check.md). The buggy code is in
+// style `s`; under persistency model `model` ("epoch", "sbrp"; a scoped bug
+// names "sbrp" and is reported as scoped) a crash can leave an image that
+// recovery cannot repair.
+struct seeded_bug {
+  std::string name;         // what --bug takes, e.g. "no-log-fence"
+  std::string description;  // one line: what the careless programmer did
+  style s = style::epoch;
+  std::string model;
+};
+
 // What every call gets.
 struct env {
   cpu::executor& ex;
   std::filesystem::path dir;  // the workload's own directory
   pm::durability mode = pm::durability::msync;
   std::function<void(double fraction_done)> progress = {};  // may be empty
+  std::string bug = {};  // run(): a seeded bug's name, or empty for the correct code
+  bool has_bug(std::string_view name) const { return bug == name; }
   void report(double fraction) const {
     if (progress) progress(fraction);
   }
@@ -87,7 +101,14 @@ class workload {
   // every batch. Workloads without one return false from has_cap_mm.
   virtual bool has_cap_mm() const { return false; }
   virtual run_report run_cap_mm(const env& e, const params& p);
+
+  // The seeded bugs run() knows (env::bug); none by default.
+  virtual std::vector<seeded_bug> seeded_bugs() const { return {}; }
 };
+
+// The seeded bug `name` of w; throws config_error naming the bug and listing
+// w's bugs when it has none of that name.
+seeded_bug find_seeded_bug(const workload& w, std::string_view name);
 
 // The defaults with `given` applied; throws config_error naming an unknown
 // parameter and listing the known ones.
