@@ -111,7 +111,7 @@ class checker {
                                             positions.begin() + std::ptrdiff_t(std::min(positions.size(), at + chunk)));
       std::vector<crash_state> states = check::crash_states(*order_, some);
       for (std::size_t k = 0; k < states.size(); ++k) {
-        check_crash_point(states[k]);
+        check_crash_point(states[k], positions.size() - (at + k));
         if (o_.progress) o_.progress(double(at + k + 1) / double(positions.size()));
       }
     }
@@ -128,8 +128,16 @@ class checker {
     std::size_t kept = 0;  // may-stores kept
   };
 
-  void check_crash_point(const crash_state& at) {
-    const check::image_set images = check::make_images(*order_, at, o_.strategy);
+  // The strategy's images at `at`, within this crash point's share of the budget.
+  void check_crash_point(const crash_state& at, std::size_t crash_points_left) {
+    check::strategy_options s = o_.strategy;
+    if (o_.max_images) {
+      const std::size_t left = o_.max_images > r_.images ? o_.max_images - r_.images : 0;
+      const std::size_t share = std::max<std::size_t>(1, (left + crash_points_left - 1) / crash_points_left);
+      s.cap = std::min(s.cap, share);
+      s.random_images = std::min(s.random_images, share);
+    }
+    const check::image_set images = check::make_images(*order_, at, s);
     r_.complete = r_.complete && images.complete;
     r_.covers_all = r_.covers_all && images.covers_all;
     for (const store_set& image : images.images) {

@@ -24,6 +24,10 @@ struct check_options {
   std::uint32_t granularity = 8;
   std::uint64_t every_n = 0;         // crash every N events instead of before each ordering operation
   std::size_t max_crash_points = 0;  // 0: all; else that many, evenly spread
+  // Images in all (0: no limit). The crash points still to check share what
+  // is left evenly, so a long trace gets fewer images per crash point
+  // rather than losing its last crash points.
+  std::size_t max_images = 0;
   unsigned jobs = 1;                 // images checked at once
   double timeout_s = 60;             // per image
   std::filesystem::path work_dir;    // scratch space for materialized images

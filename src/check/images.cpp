@@ -45,11 +45,14 @@ image_set drop_one_images(const persist_order& order, const crash_state& at, std
   image_set out;
   out.complete = true;
   const std::vector<std::size_t> issued = at.issued.ids();
-  for (std::size_t s : at.may.ids()) {
-    if (out.images.size() == cap) {
-      out.complete = false;
-      break;
-    }
+  std::vector<std::size_t> may = at.may.ids();
+  if (may.size() > cap) {  // the cap's worth, spread evenly over the may-stores
+    std::vector<std::size_t> some;
+    for (std::size_t k = 0; k < cap; ++k) some.push_back(may[k * may.size() / cap]);
+    may = std::move(some);
+    out.complete = false;
+  }
+  for (std::size_t s : may) {
     store_set image = at.issued;
     image.erase(s);
     for (std::size_t t : issued)  // ids after s only: pmo edges go forward

@@ -29,7 +29,7 @@ struct check_args {
   std::vector<std::string> param_texts;
   std::size_t images = 0;  // 0: the strategy's default
   std::uint64_t seed = 1, every = 0;
-  std::size_t crash_points = 0;
+  std::size_t crash_points = 0, max_images = 20000;
   std::uint32_t granularity = 8;
   unsigned jobs = 0;
   double timeout = 60;
@@ -110,6 +110,7 @@ apps::check_options options_from(const check_args& a, check::persist_model model
   o.granularity = a.granularity;
   o.every_n = a.every;
   o.max_crash_points = a.crash_points;
+  o.max_images = a.max_images;
   o.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   o.timeout_s = a.timeout;
   return o;
@@ -189,6 +190,8 @@ void register_check(CLI::App& app) {
   sub->add_option("--granularity", a->granularity, "bytes a store persists in at once: 4, 8 or 64")
       ->capture_default_str();
   sub->add_option("--every", a->every, "crash every N events instead of before each ordering operation");
+  sub->add_option("--max-images", a->max_images, "images in all, shared evenly by the crash points (0: no limit)")
+      ->capture_default_str();
   sub->add_option("--crash-points", a->crash_points, "check at most N crash points, evenly spread (0: all)");
   sub->add_option("-p,--param", a->param_texts, "NAME=VALUE, repeatable (applied over the test sizes)");
   sub->add_option("--jobs", a->jobs, "images checked at once (default: every core)");

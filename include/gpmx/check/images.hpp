@@ -32,7 +32,8 @@ struct image_set {
 
 image_set minimal_image(const persist_order& order, const crash_state& at);
 image_set maximal_image(const persist_order& order, const crash_state& at);
-// For each may-store s: the issued set without s and without every store pmo-after s.
+// For each may-store s: the issued set without s and without every store
+// pmo-after s. With more than `cap` may-stores, `cap` of them evenly spread.
 image_set drop_one_images(const persist_order& order, const crash_state& at, std::size_t cap);
 // Distinct images, each must ∪ a random subset of may (each store kept with a
 // probability drawn per image) closed under pmo; deterministic in the seed.
