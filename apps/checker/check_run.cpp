@@ -137,7 +137,10 @@ class checker {
       s.cap = std::min(s.cap, share);
       s.random_images = std::min(s.random_images, share);
     }
-    const check::image_set images = check::make_images(*order_, at, s);
+    const check::image_set images =
+        s.strategy == check::image_strategy::pmreorder
+            ? check::pmreorder_images(t_, *order_, at.position, s.random_images, s.seed)
+            : check::make_images(*order_, at, s);
     r_.complete = r_.complete && images.complete;
     r_.covers_all = r_.covers_all && images.covers_all;
     for (const store_set& image : images.images) {

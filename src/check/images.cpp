@@ -14,16 +14,17 @@ const char* to_string(image_strategy s) {
     case image_strategy::drop_one: return "drop-one";
     case image_strategy::random: return "random";
     case image_strategy::exhaustive: return "exhaustive";
+    case image_strategy::pmreorder: return "pmreorder";
   }
   return "?";
 }
 
 image_strategy parse_strategy(std::string_view name) {
   for (image_strategy s : {image_strategy::minimal, image_strategy::maximal, image_strategy::drop_one,
-                           image_strategy::random, image_strategy::exhaustive})
+                           image_strategy::random, image_strategy::exhaustive, image_strategy::pmreorder})
     if (name == to_string(s)) return s;
   throw check_error("unknown image strategy '" + std::string(name) +
-                    "' (expected minimal, maximal, drop-one, random or exhaustive)");
+                    "' (expected minimal, maximal, drop-one, random, exhaustive or pmreorder)");
 }
 
 namespace {
@@ -156,8 +157,11 @@ image_set make_images(const persist_order& order, const crash_state& at, const s
     case image_strategy::minimal: return minimal_image(order, at);
     case image_strategy::maximal: return maximal_image(order, at);
     case image_strategy::drop_one: return drop_one_images(order, at, options.cap);
-    case image_strategy::random: return random_images(order, at, options.random_images, options.seed);
+    case image_strategy::random:  // a different stream per crash point
+      return random_images(order, at, options.random_images, options.seed ^ (at.position * 0x9e3779b97f4a7c15ull));
     case image_strategy::exhaustive: return exhaustive_images(order, at, options.cap);
+    case image_strategy::pmreorder:
+      throw check_error("the pmreorder strategy needs the trace: call pmreorder_images");
   }
   throw check_error("unknown image strategy");
 }

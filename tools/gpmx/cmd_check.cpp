@@ -182,10 +182,11 @@ void register_check(CLI::App& app) {
   sub->add_option("--model", a->model, "strict, epoch, sbrp or sbrp-promoted (default: the style's, or the bug's)");
   sub->add_option("--style", a->style, "epoch or sbrp (default epoch, or the bug's)");
   sub->add_option("--bug", a->bug, "run with a seeded bug (see --list-bugs)");
-  sub->add_option("--strategy", a->strategy, "images per crash point: minimal, maximal, drop-one, random, exhaustive")
+  sub->add_option("--strategy", a->strategy, "images per crash point: minimal, maximal, drop-one, random, exhaustive, or "
+                                              "pmreorder (a baseline that knows no threads or scopes)")
       ->capture_default_str();
-  sub->add_option("--images", a->images, "per crash point: random images to draw, or the cap of drop-one and "
-                                         "exhaustive (defaults 16 and 4096)");
+  sub->add_option("--images", a->images, "per crash point: images to draw (random, pmreorder), or the cap of "
+                                         "drop-one and exhaustive (defaults 16 and 4096)");
   sub->add_option("--seed", a->seed, "seed of the interleaving and of random images")->capture_default_str();
   sub->add_option("--granularity", a->granularity, "bytes a store persists in at once: 4, 8 or 64")
       ->capture_default_str();
