@@ -106,16 +106,17 @@ class checker {
     for (unsigned s = 0; s < jobs_.capacity(); ++s) free_slots_.push_back(s);
 
     constexpr std::size_t chunk = 256;  // crash states held at once
-    for (std::size_t at = 0; at < positions.size(); at += chunk) {
+    for (std::size_t at = 0; at < positions.size() && !stopped(); at += chunk) {
       const std::vector<std::uint64_t> some(positions.begin() + std::ptrdiff_t(at),
                                             positions.begin() + std::ptrdiff_t(std::min(positions.size(), at + chunk)));
       std::vector<crash_state> states = check::crash_states(*order_, some);
-      for (std::size_t k = 0; k < states.size(); ++k) {
+      for (std::size_t k = 0; k < states.size() && !stopped(); ++k) {
         check_crash_point(states[k], positions.size() - (at + k));
         if (o_.progress) o_.progress(double(at + k + 1) / double(positions.size()));
       }
     }
     while (auto f = jobs_.next()) finish(*f);
+    if (stopped()) r_.complete = r_.covers_all = false;
     r_.seconds = since(t0);
     return std::move(r_);
   }
@@ -137,13 +138,14 @@ class checker {
       s.cap = std::min(s.cap, share);
       s.random_images = std::min(s.random_images, share);
     }
-    const check::image_set images =
-        s.strategy == check::image_strategy::pmreorder
-            ? check::pmreorder_images(t_, *order_, at.position, s.random_images, s.seed)
-            : check::make_images(*order_, at, s);
+    check::image_set images = s.strategy == check::image_strategy::pmreorder
+                                  ? check::pmreorder_images(t_, *order_, at.position, s.random_images, s.seed)
+                                  : check::make_images(*order_, at, s);
+    if (images.images.empty()) images = check::minimal_image(*order_, at);  // no may-store: the one image there is
     r_.complete = r_.complete && images.complete;
     r_.covers_all = r_.covers_all && images.covers_all;
     for (const store_set& image : images.images) {
+      if (stopped()) return;
       if (!seen_.insert(hash_set(image)).second) {
         ++r_.duplicate_images;
         continue;
@@ -151,12 +153,11 @@ class checker {
       while (free_slots_.empty()) finish(*jobs_.next());
       const unsigned slot = free_slots_.back();
       free_slots_.pop_back();
-      const fs::path dir = write_image(slot, image, at.position);
       store_set kept = image;
       kept.subtract(at.must);
       const std::uint64_t tag = next_tag_++;
-      pending_.emplace(tag, pending{image, at.position, slot, kept.count()});
-      jobs_.start(tag, dir);
+      const pending& p = pending_.emplace(tag, pending{image, at.position, slot, kept.count()}).first->second;
+      jobs_.start(tag, [&] { return write_image(p.slot, p.image, p.position); });
       ++r_.images;
     }
   }
@@ -235,6 +236,8 @@ class checker {
       last = e;
     });
   }
+
+  bool stopped() const { return o_.stop_at_first && r_.failed_images > 0; }
 
   store_set issued_at(std::uint64_t position) const {
     store_set s = order_->empty_set();

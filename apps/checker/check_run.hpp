@@ -28,6 +28,7 @@ struct check_options {
   // is left evenly, so a long trace gets fewer images per crash point
   // rather than losing its last crash points.
   std::size_t max_images = 0;
+  bool stop_at_first = false;        // end at the first failing image (time to find a bug)
   unsigned jobs = 1;                 // images checked at once
   double timeout_s = 60;             // per image
   std::filesystem::path work_dir;    // scratch space for materialized images

@@ -32,13 +32,21 @@ void write_all(int fd, const std::string& s) {
 
 // The child: silence its output (recovery may print), run the target, send
 // 'O' or 'F' and the detail.
-[[noreturn]] void child_main(int fd, const image_target& target, const std::filesystem::path& dir) {
+[[noreturn]] void child_main(int fd, const image_target& target,
+                             const std::function<std::filesystem::path()>& prepare) {
   const int null = ::open("/dev/null", O_WRONLY);
   if (null >= 0) {
     ::dup2(null, 1);
     ::dup2(null, 2);
   }
   std::string msg;
+  std::filesystem::path dir;
+  try {
+    dir = prepare();
+  } catch (const std::exception& e) {
+    write_all(fd, std::string("Xcould not write the image: ") + e.what());
+    ::_exit(0);
+  }
   try {
     const image_verdict v = target(dir);
     msg = (v.ok ? "O" : "F") + v.detail;
@@ -64,7 +72,7 @@ image_jobs::~image_jobs() {
   }
 }
 
-void image_jobs::start(std::uint64_t tag, const std::filesystem::path& dir) {
+void image_jobs::start(std::uint64_t tag, const std::function<std::filesystem::path()>& prepare) {
   if (children_.size() >= jobs_) throw std::logic_error("image_jobs::start: every slot is busy");
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
@@ -76,7 +84,7 @@ void image_jobs::start(std::uint64_t tag, const std::filesystem::path& dir) {
   }
   if (pid == 0) {
     ::close(fds[0]);
-    child_main(fds[1], target_, dir);
+    child_main(fds[1], target_, prepare);
   }
   ::close(fds[1]);
   ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
@@ -128,6 +136,8 @@ image_jobs::finished image_jobs::reap(std::size_t index, bool timed_out) {
                                     strsignal(WTERMSIG(status)))};
   } else if (c.message.empty()) {
     f.verdict = {false, "recovery or the check exited without a verdict"};
+  } else if (c.message[0] == 'X') {  // not the image's fault: the check itself cannot go on
+    throw std::runtime_error(c.message.substr(1));
   } else {
     f.verdict = {c.message[0] == 'O', c.message.substr(1)};
   }

@@ -32,9 +32,12 @@ class image_jobs {
 
   unsigned capacity() const { return jobs_; }
   std::size_t running() const { return children_.size(); }
-  // Forks a child checking `dir`; the caller keeps `dir` intact until the
-  // tag comes back from next(). Call only when running() < capacity().
-  void start(std::uint64_t tag, const std::filesystem::path& dir);
+  // Forks a child that calls `prepare` (it writes the image's files and
+  // returns their directory: done in the child, so that several images are
+  // written at once) and checks the directory. The caller keeps the
+  // directory to this child until the tag comes back from next(). Call
+  // only when running() < capacity().
+  void start(std::uint64_t tag, const std::function<std::filesystem::path()>& prepare);
   struct finished {
     std::uint64_t tag = 0;
     image_verdict verdict;

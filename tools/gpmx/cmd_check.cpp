@@ -33,7 +33,7 @@ struct check_args {
   std::uint32_t granularity = 8;
   unsigned jobs = 0;
   double timeout = 60;
-  bool json = false, quiet = false, list_bugs = false;
+  bool json = false, quiet = false, list_bugs = false, first = false;
 };
 
 void list_bugs(bool json) {
@@ -111,6 +111,7 @@ apps::check_options options_from(const check_args& a, check::persist_model model
   o.every_n = a.every;
   o.max_crash_points = a.crash_points;
   o.max_images = a.max_images;
+  o.stop_at_first = a.first;
   o.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   o.timeout_s = a.timeout;
   return o;
@@ -202,6 +203,8 @@ void register_check(CLI::App& app) {
   sub->add_option("--root", a->root, "with --trace: the directory the program kept its pools in");
   sub->add_option("--verify", a->verify_cmd, "with --trace: a command that recovers and checks the pools in "
                                              "$GPMX_IMAGE_DIR, exiting 0 when consistent");
+  sub->add_flag("--first", a->first, "stop at the first failing image (the images checked until then stay "
+                                     "in the count)");
   sub->add_flag("--list-bugs", a->list_bugs, "list the seeded bugs: workload, bug, description");
   sub->add_flag("--json", a->json, "print the report as JSON");
   sub->add_flag("-q,--quiet", a->quiet, "no progress bar");
