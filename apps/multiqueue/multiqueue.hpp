@@ -67,8 +67,9 @@ class store {
   static store open(const std::filesystem::path& dir, pm::durability mode);
 
   // One transactional batch; `removed` (queues x elems) receives the removed elements.
+  // early_publish runs the seeded bug of that name (docs/workloads.md).
   void run_batch(cpu::executor& ex, const std::vector<op>& ops, std::uint64_t elems, pm::ordering o,
-                 std::vector<std::uint64_t>& removed);
+                 std::vector<std::uint64_t>& removed, bool early_publish = false);
   // Restores head and tail of every queue the batch in flight touched;
   // returns whether there was one. Crash-safe and idempotent.
   bool recover(cpu::executor& ex);
