@@ -32,6 +32,8 @@ TEST(Hotspot, BadParametersAreRejected) {
 }
 
 // Seeded bug (docs/workloads.md): only a crash can show it.
-TEST(HotspotSeededBug, FlipBeforeCopyRunVerifies) { test::expect_seeded_bug_run_verifies("hotspot", "flip-before-copy"); }
+TEST(HotspotSeededBug, FlipBeforeCopyRunVerifies) {
+  test::expect_seeded_bug_run_verifies("hotspot", "flip-before-copy");
+}
 
 }  // namespace
