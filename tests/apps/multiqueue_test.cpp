@@ -101,4 +101,8 @@ TEST(MultiqueueSeededBug, EarlyPublishRunVerifies) {
   test::expect_seeded_bug_run_verifies("multiqueue", "early-publish");
 }
 
+TEST(MultiqueueSeededBug, UnorderedLogMarkRunVerifies) {
+  test::expect_seeded_bug_run_verifies("multiqueue", "unordered-log-mark");
+}
+
 }  // namespace
