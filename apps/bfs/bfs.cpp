@@ -75,7 +75,7 @@ progress search::where() const {
 std::span<const std::uint32_t> search::levels() const { return {cost_.as<std::uint32_t>().data(), nodes_}; }
 
 std::uint32_t search::advance(cpu::executor& ex, const graph& g, pm::ordering o,
-                              const std::function<void(std::uint32_t)>& after_level) {
+                              const std::function<void(std::uint32_t)>& after_level, bool no_discovery_persist) {
   const std::uint64_t n = nodes_;
   // Claim flags from the committed levels: a node a crashed level had
   // reached (level + 1 already stored) is unclaimed and is found again.
@@ -103,6 +103,7 @@ std::uint32_t search::advance(cpu::executor& ex, const graph& g, pm::ordering o,
     a.blocks_done = &counters[1];
     a.block_released = released.data();
     a.o = o;
+    a.no_discovery_persist = no_discovery_persist;
     ex.launch({dim3(a.blocks), dim3(block), 0, "bfs_level"}, level_kernel{}, a);
     if (where().level != p.level + 1)
       throw pm::pm_error(pm::errc::bad_argument, fmt::format("bfs: level {} did not commit", p.level));

@@ -32,9 +32,11 @@ class search {
   // The graph copied from PM into device memory (read once, as GPM does).
   graph load_graph() const;
   // Runs (or resumes) levels until the frontier is empty; after_level gets
-  // each committed level. Returns the levels run.
+  // each committed level. Returns the levels run. no_discovery_persist runs
+  // the seeded bug of that name (bfs_kernels.hpp).
   std::uint32_t advance(cpu::executor& ex, const graph& g, pm::ordering o,
-                        const std::function<void(std::uint32_t level)>& after_level = {});
+                        const std::function<void(std::uint32_t level)>& after_level = {},
+                        bool no_discovery_persist = false);
 
   progress where() const;
   bool finished() const { return where().frontier_size == 0; }

@@ -32,6 +32,9 @@ struct level_args {
   std::uint32_t* blocks_done;     // device memory: blocks past their discoveries
   std::uint32_t* block_released;  // device memory, per block: level + 1 once released (sbrp)
   pm::ordering o;
+  // The seeded bug no-discovery-persist (epoch): threads skip the persist
+  // barrier before the block barrier.
+  bool no_discovery_persist = false;
 };
 
 // Ordering points 1-3: every discovery of every block persists before the
@@ -46,7 +49,7 @@ struct level_args {
 // Returns whether the caller is the one thread that writes the commit word.
 template <class Ctx>
 GPMX_HD bool order_discoveries_before_commit(Ctx& t, const level_args& a) {
-  if (a.o == pm::ordering::epoch) t.gpm_persist();
+  if (a.o == pm::ordering::epoch && !a.no_discovery_persist) t.gpm_persist();
   t.syncthreads();
   if (t.thread_rank() != 0) return false;
   if (a.o == pm::ordering::sbrp) t.prel(scope::device, &a.block_released[t.block_rank()], a.level + 1);

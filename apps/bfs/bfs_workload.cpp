@@ -22,6 +22,7 @@ using clock_type = std::chrono::steady_clock;
 double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
 
 constexpr const char* pool_file = "bfs.pool";
+constexpr const char* no_discovery_persist = "no-discovery-persist";
 constexpr const char* edge_list_variable = "GPMX_BFS_EDGE_LIST";
 enum graph_kind : std::uint64_t { road = 0, scale_free = 1, edge_list = 2 };
 
@@ -77,8 +78,17 @@ class bfs_workload final : public workload {
     return {{"graph", road}, {"nodes", 300}, {"degree", 8}, {"shortcuts", 2}, {"source", 0}, {"seed", 1}};
   }
 
+  std::vector<seeded_bug> seeded_bugs() const override {
+    return {{no_discovery_persist,
+             "the level kernel's threads leave out their gpm_persist before the block barrier, so the level's commit "
+             "word, which the last thread persists, can be durable before other threads' levels and frontier slots",
+             style::epoch, "epoch"}};
+  }
+
   run_report run(const env& e, const params& p, style st) override {
     check_params(p);
+    (void)requested_bug(*this, e, st);
+    const bool unpersisted = e.has_bug(no_discovery_persist);
     const bfs::graph g = make_graph(p);
     if (p.at("source") >= g.nodes())
       throw config_error(fmt::format("bfs: source={} is not a node of the {}-node graph", p.at("source"), g.nodes()));
@@ -91,10 +101,13 @@ class bfs_workload final : public workload {
     const auto start = clock_type::now();
     // The search's depth is unknown ahead: progress is the share of nodes reached.
     std::uint64_t reached = 1;
-    r.batches = s.advance(e.ex, g, st, [&](std::uint32_t) {
-      reached += s.where().frontier_size;
-      e.report(double(reached) / g.nodes());
-    });
+    r.batches = s.advance(
+        e.ex, g, st,
+        [&](std::uint32_t) {
+          reached += s.where().frontier_size;
+          e.report(double(reached) / g.nodes());
+        },
+        unpersisted);
     r.seconds = seconds_since(start);
     r.operations = edges_scanned(g, s.levels());
     r.bytes_persisted = s.bytes_persisted() - before;

@@ -29,6 +29,15 @@ seeded_bug find_seeded_bug(const workload& w, std::string_view name) {
                                  known.empty() ? "it has none" : "it has: " + known));
 }
 
+std::optional<seeded_bug> requested_bug(const workload& w, const env& e, style s) {
+  if (e.bug.empty()) return std::nullopt;
+  seeded_bug b = find_seeded_bug(w, e.bug);
+  if (b.s != s)
+    throw config_error(fmt::format("workload '{}': seeded bug '{}' is written in the {} style, not {}", w.name(),
+                                   b.name, to_string(b.s), to_string(s)));
+  return b;
+}
+
 params resolve_params(const workload& w, const params& given) {
   params out;
   const auto specs = w.parameters();

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,6 +110,11 @@ class workload {
 // The seeded bug `name` of w; throws config_error naming the bug and listing
 // w's bugs when it has none of that name.
 seeded_bug find_seeded_bug(const workload& w, std::string_view name);
+// The seeded bug a run is asked for: none when e.bug is empty, else w's bug
+// e.bug, which must be written in style s. Throws config_error naming the bug
+// when w has none of that name (find_seeded_bug) or when its style is not s.
+// run() calls it before writing anything.
+std::optional<seeded_bug> requested_bug(const workload& w, const env& e, style s);
 
 // The defaults with `given` applied; throws config_error naming an unknown
 // parameter and listing the known ones.

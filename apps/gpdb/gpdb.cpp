@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <fmt/format.h>
 
+#include "common/careless_hcl.hpp"
 #include "gpmx/exec/crash_trigger.hpp"
 
 namespace gpmx::apps::gpdb {
@@ -108,7 +109,7 @@ void table_store::set_txn_word(std::size_t i, std::uint64_t v) {
   crash_trigger::point();
 }
 
-void table_store::run_batch(cpu::executor& ex, const batch_ops& ops, pm::ordering o) {
+void table_store::run_batch(cpu::executor& ex, const batch_ops& ops, pm::ordering o, variant var) {
   const std::uint64_t n = ops.updates.size() + ops.inserts.size();
   const std::uint64_t rows = row_count();
   if (n > txn_word(w_max_ops) || rows + ops.inserts.size() > txn_word(w_capacity))
@@ -124,7 +125,7 @@ void table_store::run_batch(cpu::executor& ex, const batch_ops& ops, pm::orderin
     ex.launch({dim3(blocks_for(n)), dim3(block), 0, "gpdb_batch"},
               [](auto& t, const update_op* ups, std::uint64_t nu, const row* ins, std::uint64_t ni,
                  pm::pm_span<row> table, std::uint64_t first_new, std::uint64_t batch, pm::hcl_view log,
-                 pm::ordering order) {
+                 pm::ordering order, variant bug) {
                 const std::uint64_t i = t.global_id();
                 if (i >= nu + ni) return;
                 auto v = table.bind(t);
@@ -132,7 +133,8 @@ void table_store::run_batch(cpu::executor& ex, const batch_ops& ops, pm::orderin
                   const update_op u = ups[i];
                   const row old = v[u.row];
                   const undo_entry e{u.row, old};
-                  log.insert(t, &e, sizeof e, order);
+                  if (bug == variant::log_tail_first) careless::insert_tail_first(t, log, &e, sizeof e, order);
+                  else log.insert(t, &e, sizeof e, order);
                   v[u.row] = updated(old, u, batch);
                 } else {  // INSERT: beyond the persisted row count, invisible until the count moves
                   v[first_new + (i - nu)] = ins[i - nu];
@@ -141,7 +143,7 @@ void table_store::run_batch(cpu::executor& ex, const batch_ops& ops, pm::orderin
                 if (order == pm::ordering::epoch) t.gpm_persist();
               },
               ops.updates.data(), std::uint64_t(ops.updates.size()), ops.inserts.data(),
-              std::uint64_t(ops.inserts.size()), table_.span<row>(), rows, committed, log_->view(), o);
+              std::uint64_t(ops.inserts.size()), table_.span<row>(), rows, committed, log_->view(), o, var);
   set_txn_word(w_rows, rows + ops.inserts.size());  // still in flight: recovery cuts back
   state_.set(committed, batch_phase::applied);      // every row durable: keep the batch
   log_->clear();

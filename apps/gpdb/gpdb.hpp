@@ -61,6 +61,13 @@ batch_ops make_batch(const shape& s, std::uint64_t b);
 // The sequential reference: applies batch b to `table` (its size is the row count).
 void apply_reference(std::vector<row>& table, const batch_ops& ops, std::uint64_t b);
 
+// What run_batch runs: the correct code, or a seeded bug (docs/workloads.md,
+// "Seeded bugs").
+enum class variant : std::uint8_t {
+  correct,
+  log_tail_first,  // epoch: an UPDATE's undo-log tail is persisted before the entry it names
+};
+
 class table_store {
  public:
   // A table for `capacity` rows, the first `initial_rows` loaded and
@@ -69,7 +76,7 @@ class table_store {
   static table_store open(const std::filesystem::path& dir, pm::durability mode);
 
   // One transactional batch (UPDATEs and INSERTs in one kernel).
-  void run_batch(cpu::executor& ex, const batch_ops& ops, pm::ordering o);
+  void run_batch(cpu::executor& ex, const batch_ops& ops, pm::ordering o, variant v = variant::correct);
   // Undoes a batch in flight or finishes the commit of an applied one;
   // returns whether there was one. Crash-safe and idempotent.
   bool recover(cpu::executor& ex);

@@ -19,6 +19,8 @@ namespace {
 using gpdb::row;
 using clock_type = std::chrono::steady_clock;
 
+constexpr const char* log_tail_first = "log-tail-first";
+
 double seconds_since(clock_type::time_point t) {
   return std::chrono::duration<double>(clock_type::now() - t).count();
 }
@@ -69,8 +71,17 @@ class gpdb_workload final : public workload {
             {"seed", 1}};
   }
 
+  std::vector<seeded_bug> seeded_bugs() const override {
+    return {{log_tail_first,
+             "an UPDATE reserves its undo-log entry by persisting the log's tail first and only then writes and "
+             "persists the entry, so a crash between leaves a tail that names an entry never written",
+             style::epoch, "epoch"}};
+  }
+
   run_report run(const env& e, const params& p, style st) override {
     const gpdb::shape s = shape_of(p);
+    (void)requested_bug(*this, e, st);
+    const auto v = e.has_bug(log_tail_first) ? gpdb::variant::log_tail_first : gpdb::variant::correct;
     fresh_directory(e.dir);
     auto db = gpdb::table_store::create(e.dir, s, e.mode);
     write_meta(db.pool(), name(), st, p);
@@ -79,7 +90,7 @@ class gpdb_workload final : public workload {
     const std::uint64_t before = db.bytes_persisted();
     const auto start = clock_type::now();
     for (std::uint32_t b = 0; b < s.batches; ++b) {
-      db.run_batch(e.ex, gpdb::make_batch(s, b), st);
+      db.run_batch(e.ex, gpdb::make_batch(s, b), st, v);
       r.operations += std::uint64_t(s.inserts) + s.updates;
       e.report(double(b + 1) / s.batches);
     }

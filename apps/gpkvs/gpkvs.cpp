@@ -5,6 +5,7 @@
 #include <random>
 #include <fmt/format.h>
 
+#include "common/careless_hcl.hpp"
 #include "gpmx/exec/crash_trigger.hpp"
 
 namespace gpmx::apps::gpkvs {
@@ -74,7 +75,7 @@ store store::open(const std::filesystem::path& dir, pm::durability mode) {
 bool store::batch_in_flight() const { return state_.in_flight(); }
 std::uint64_t store::committed_batches() const { return state_.committed(); }
 
-void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ordering o) {
+void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ordering o, variant var) {
   if (batch.size() > p_.max_batch)
     throw pm::pm_error(pm::errc::bad_argument,
                        fmt::format("gpkvs: batch of {} pairs exceeds the table's maximum of {}", batch.size(), p_.max_batch));
@@ -86,7 +87,7 @@ void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ord
   const std::uint32_t blocks = (threads + block - 1) / block;
   ex.launch({dim3(blocks), dim3(block), 0, "gpkvs_set"},
             [](auto& t, const kv_pair* in, std::uint64_t n, pm::pm_span<kv_pair> table, std::uint32_t sets,
-               pm::hcl_view log, pm::ordering order) {
+               pm::hcl_view log, pm::ordering order, variant bug) {
               const std::uint64_t g = t.global_id() / ways;  // the pair this thread's group handles
               const std::uint32_t way = std::uint32_t(t.global_id() % ways);
               if (g >= n) return;
@@ -103,12 +104,13 @@ void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ord
               // lane writes, with or without lockstep.
               if (choose_way(set, p.key) != way) return;
               const undo_entry e{base + way, set[way].key, set[way].value};
-              log.insert(t, &e, sizeof e, order);  // persists before the pair changes
+              if (bug == variant::no_log_fence) careless::insert_unfenced_tail(t, log, &e, sizeof e, order);
+              else log.insert(t, &e, sizeof e, order);  // persists before the pair changes
               v[base + way] = p;
               // epoch: durable now; sbrp: durable by the kernel's end.
               if (order == pm::ordering::epoch) t.gpm_persist();
             },
-            batch.data(), std::uint64_t(batch.size()), table_.span<kv_pair>(), p_.sets, log_->view(), o);
+            batch.data(), std::uint64_t(batch.size()), table_.span<kv_pair>(), p_.sets, log_->view(), o, var);
   state_.set(committed, batch_phase::applied);  // the pairs are durable: keep the batch
   log_->clear();
   crash_trigger::point();

@@ -29,6 +29,13 @@ struct kv_pair {
 };
 inline constexpr std::uint32_t ways = 8;
 
+// What set_batch runs: the correct code, or a seeded bug (docs/workloads.md,
+// "Seeded bugs").
+enum class variant : std::uint8_t {
+  correct,
+  no_log_fence,  // sbrp: no oFence between the undo entry's tail and the new pair
+};
+
 struct params {
   std::uint32_t sets = 1 << 14;
   std::uint32_t max_batch = 4096;  // pairs per batch
@@ -48,7 +55,8 @@ class store {
   // One transactional batch of SETs (at most max_batch pairs). epoch: the
   // undo entry, its tail and the pair are ordered by gpm_persist; sbrp: by
   // oFence, and the kernel's end makes the pairs durable before the commit.
-  void set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ordering o = pm::ordering::epoch);
+  void set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ordering o = pm::ordering::epoch,
+                 variant v = variant::correct);
   // Values of the keys (0 where absent), by a GET kernel.
   std::vector<std::uint64_t> get_batch(cpu::executor& ex, std::span<const std::uint64_t> keys);
   // Undoes a batch that did not finish (or completes the commit of one whose

@@ -18,6 +18,8 @@ namespace {
 using gpkvs::kv_pair;
 using clock_type = std::chrono::steady_clock;
 
+constexpr const char* no_log_fence = "no-log-fence";
+
 double seconds_since(clock_type::time_point t) {
   return std::chrono::duration<double>(clock_type::now() - t).count();
 }
@@ -67,8 +69,17 @@ class gpkvs_workload final : public workload {
     return {{"sets", 256}, {"batch", 64}, {"batches", 4}, {"get_percent", 0}, {"seed", 1}};
   }
 
+  std::vector<seeded_bug> seeded_bugs() const override {
+    return {{no_log_fence,
+             "a SET undo-logs the old pair with HCL but leaves out the oFence after the log's tail, so the new pair "
+             "can persist before the tail that names its undo entry",
+             style::sbrp, "sbrp"}};
+  }
+
   run_report run(const env& e, const params& p, style st) override {
     const kvs_shape s = shape_of(p);
+    (void)requested_bug(*this, e, st);
+    const auto v = e.has_bug(no_log_fence) ? gpkvs::variant::no_log_fence : gpkvs::variant::correct;
     fresh_directory(e.dir);
     auto kvs = gpkvs::store::create(e.dir, {s.sets, std::max<std::uint32_t>(s.sets_per_batch, 1)}, e.mode);
     write_meta(kvs.pool(), name(), st, p);
@@ -78,7 +89,7 @@ class gpkvs_workload final : public workload {
     const auto start = clock_type::now();
     for (std::uint32_t b = 0; b < s.batches; ++b) {
       if (s.gets_per_batch > 0) (void)kvs.get_batch(e.ex, make_gets(s, b));
-      kvs.set_batch(e.ex, gpkvs::make_batch(s.seed, b, s.sets_per_batch, s.sets), st);
+      kvs.set_batch(e.ex, gpkvs::make_batch(s.seed, b, s.sets_per_batch, s.sets), st, v);
       r.operations += s.gets_per_batch + s.sets_per_batch;
       e.report(double(b + 1) / s.batches);
     }

@@ -30,13 +30,15 @@ GPMX_HD inline std::uint64_t claim_tag(std::uint64_t epoch, std::uint64_t i) {
   return (epoch << 32) | (0xffffffffull - i);
 }
 
-// The undo-logged overwrite of one slot: the old content first.
+// The undo-logged overwrite of one slot: the old content first. The seeded
+// bug log_after_update writes the slot before it logs the old content.
 template <class Ctx, class View>
 GPMX_HD void overwrite_slot(Ctx& t, View& v, const pm::hcl_view& log, std::uint64_t s, const entry& old,
-                            const entry& now, std::uint64_t round, pm::ordering order) {
+                            const entry& now, std::uint64_t round, pm::ordering order, bool log_after_update) {
   const undo_entry e{s, old, round};
+  if (log_after_update) v[s] = now;
   log.insert(t, &e, sizeof e, order);  // persists before the slot changes
-  v[s] = now;
+  if (!log_after_update) v[s] = now;
   // epoch: durable now; sbrp: durable by the kernel's end, before the next round.
   if (order == pm::ordering::epoch) t.gpm_persist();
 }
@@ -81,7 +83,7 @@ void store::begin_round(std::uint64_t r) {
   crash_trigger::point();
 }
 
-void store::insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::ordering o) {
+void store::insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::ordering o, bool log_after_update) {
   if (batch.size() > txn_word(w_max_batch))
     throw pm::pm_error(pm::errc::bad_argument, fmt::format("hashmap: batch of {} keys exceeds the maximum of {}",
                                                            batch.size(), txn_word(w_max_batch)));
@@ -110,13 +112,13 @@ void store::insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::or
     // Round 0, writes: new values of present keys, in place.
     ex.launch({dim3(blocks_for(n)), dim3(block), 0, "hashmap_update"},
               [](auto& t, const entry* in, std::uint64_t count, const std::uint64_t* at, pm::pm_span<entry> tab,
-                 pm::hcl_view l, pm::ordering order) {
+                 pm::hcl_view l, pm::ordering order, bool late_log) {
                 const std::uint64_t i = t.global_id();
                 if (i >= count || at[i] == no_slot) return;
                 auto v = tab.bind(t);
-                overwrite_slot(t, v, l, at[i], v[at[i]], in[i], 0, order);
+                overwrite_slot(t, v, l, at[i], v[at[i]], in[i], 0, order, late_log);
               },
-              batch.data(), n, found.data(), table, log, o);
+              batch.data(), n, found.data(), table, log, o, log_after_update);
   }
   std::erase_if(now, [](const pending& p) { return p.key == 0; });
   std::vector<pending> next;
@@ -140,7 +142,7 @@ void store::insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::or
     ex.launch({dim3(blocks_for(m)), dim3(block), 0, "hashmap_place"},
               [](auto& t, const pending* p, std::uint64_t count, std::uint64_t ns, const std::uint64_t* claims,
                  std::uint64_t ep, pm::pm_span<entry> tab, pm::hcl_view l, std::uint64_t r, pm::ordering order,
-                 pending* out) {
+                 bool late_log, pending* out) {
                 const std::uint64_t i = t.global_id();
                 if (i >= count) return;
                 const pending me = p[i];
@@ -151,10 +153,10 @@ void store::insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::or
                 }
                 auto v = tab.bind(t);
                 const entry old = v[s];
-                overwrite_slot(t, v, l, s, old, entry{me.key, me.value}, r, order);
+                overwrite_slot(t, v, l, s, old, entry{me.key, me.value}, r, order, late_log);
                 if (old.key != 0) out[i] = pending{old.key, old.value, next_fn_after(old.key, s, ns)};
               },
-              now.data(), m, nslots, claims_.data(), epoch, table, log, round, o, next.data());
+              now.data(), m, nslots, claims_.data(), epoch, table, log, round, o, log_after_update, next.data());
     std::erase_if(next, [](const pending& p) { return p.key == 0; });
     now.swap(next);
   }

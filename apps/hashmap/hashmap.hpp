@@ -31,7 +31,8 @@ class store {
   // Inserts (or updates) a batch of distinct keys, transactionally. Throws
   // pm_error if the batch does not settle in max_rounds (the batch stays in
   // flight: recover undoes it).
-  void insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::ordering o);
+  // log_after_update runs the seeded bug of that name (docs/workloads.md).
+  void insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::ordering o, bool log_after_update = false);
   // Undoes a batch in flight or finishes an applied one's commit; returns
   // whether there was one. Crash-safe and idempotent.
   bool recover(cpu::executor& ex);

@@ -18,6 +18,8 @@ namespace {
 using hashmap::entry;
 using clock_type = std::chrono::steady_clock;
 
+constexpr const char* log_after_update = "log-after-update";
+
 double seconds_since(clock_type::time_point t) {
   return std::chrono::duration<double>(clock_type::now() - t).count();
 }
@@ -57,8 +59,18 @@ class hashmap_workload final : public workload {
   }
   params small_params() const override { return {{"slots", 256}, {"batch", 32}, {"batches", 4}, {"seed", 1}}; }
 
+  std::vector<seeded_bug> seeded_bugs() const override {
+    return {{log_after_update,
+             "a winning thread overwrites its slot first and only then undo-logs the slot's old content, so the "
+             "persist that makes the log entry durable makes the new slot durable too, before the log's tail names "
+             "the entry",
+             style::epoch, "epoch"}};
+  }
+
   run_report run(const env& e, const params& p, style st) override {
     const hm_shape s = shape_of(p);
+    (void)requested_bug(*this, e, st);
+    const bool late_log = e.has_bug(log_after_update);
     fresh_directory(e.dir);
     auto hm = hashmap::store::create(e.dir, s.slots, s.batch, e.mode);
     write_meta(hm.pool(), name(), st, p);
@@ -67,7 +79,7 @@ class hashmap_workload final : public workload {
     const std::uint64_t before = hm.bytes_persisted();
     const auto start = clock_type::now();
     for (std::uint32_t b = 0; b < s.batches; ++b) {
-      hm.insert_batch(e.ex, hashmap::make_batch(s.seed, b, s.batch, s.key_space), st);
+      hm.insert_batch(e.ex, hashmap::make_batch(s.seed, b, s.batch, s.key_space), st, late_log);
       r.operations += s.batch;
       e.report(double(b + 1) / s.batches);
     }

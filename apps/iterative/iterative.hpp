@@ -60,6 +60,8 @@ class checkpointed_workload : public workload {
 
   run_report run(const env& e, const params& p, style s) override;
   recover_report recover(const env& e) override;
+  // flip-before-copy (epoch), shared by every checkpointed workload.
+  std::vector<seeded_bug> seeded_bugs() const override;
   verify_report verify(const env& e) override;
 };
 

@@ -36,13 +36,15 @@ void register_all(pm::checkpoint& cp, app& a, progress& pr) {
 
 // Steps from `from` to the end, saving after every `interval`-th iteration
 // and after the last; returns the number of saves.
-std::uint64_t run_iterations(const env& e, app& a, pm::checkpoint& cp, progress& pr, schedule sc) {
+// `order` is the protocol's except in the seeded bug flip-before-copy.
+std::uint64_t run_iterations(const env& e, app& a, pm::checkpoint& cp, progress& pr, schedule sc,
+                             pm::checkpoint::save_order order = pm::checkpoint::save_order::copy_then_flip) {
   std::uint64_t saves = 0;
   for (std::uint64_t i = pr.done; i < sc.iterations; ++i) {
     a.step(e.ex, i);
     pr.done = i + 1;
     if (pr.done % sc.interval == 0 || pr.done == sc.iterations) {
-      cp.save(0, e.ex);  // copy, persist, then flip the epoch word
+      cp.save(0, e.ex, order);  // copy, persist, then flip the epoch word
       crash_trigger::point();
       ++saves;
     }
@@ -53,6 +55,8 @@ std::uint64_t run_iterations(const env& e, app& a, pm::checkpoint& cp, progress&
 
 // The app's own PM region, when it has one.
 constexpr const char* own_region = "own";
+
+constexpr const char* flip_before_copy = "flip-before-copy";
 
 }  // namespace
 
@@ -68,8 +72,18 @@ schedule schedule_of(std::string_view workload, const params& p) {
   return {checked(workload, p, "iterations", 1, 1u << 30), checked(workload, p, "interval", 1, 1u << 30)};
 }
 
+std::vector<seeded_bug> checkpointed_workload::seeded_bugs() const {
+  return {{flip_before_copy,
+           "each checkpoint save flips the epoch word, persisted, before it copies the state into the working copy, "
+           "so a crash during the copy leaves the epoch naming a copy that is partly old or empty",
+           style::epoch, "epoch"}};
+}
+
 run_report checkpointed_workload::run(const env& e, const params& p, style s) {
   const schedule sc = schedule_of(name(), p);
+  (void)requested_bug(*this, e, s);
+  const auto order = e.has_bug(flip_before_copy) ? pm::checkpoint::save_order::flip_then_copy
+                                                 : pm::checkpoint::save_order::copy_then_flip;
   auto a = make_app(p);  // validates before anything is written
   fresh_directory(e.dir);
   progress pr;
@@ -84,7 +98,7 @@ run_report checkpointed_workload::run(const env& e, const params& p, style s) {
   r.unit = std::string(unit());
   const std::uint64_t own_before = pool.bytes_persisted();
   const auto start = clock_type::now();
-  const std::uint64_t saves = run_iterations(e, *a, cp, pr, sc);
+  const std::uint64_t saves = run_iterations(e, *a, cp, pr, sc, order);
   r.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
   r.operations = sc.iterations * a->operations_per_iteration();
   r.batches = sc.iterations;

@@ -38,6 +38,14 @@ enum queue_word : std::uint64_t {
 
 enum class op : std::uint8_t { remove = 0, insert = 1 };
 
+// What run_batch runs: the correct code, or a seeded bug (docs/workloads.md,
+// "Seeded bugs").
+enum class variant : std::uint8_t {
+  correct,
+  early_publish,       // sbrp: the new tail (or head) stored right after the log's mark, unfenced
+  unordered_log_mark,  // epoch: no persist between the logged head and tail and the mark that validates them
+};
+
 struct shape {
   std::uint32_t queues;     // = thread blocks
   std::uint32_t threads;    // per block
@@ -68,7 +76,7 @@ class store {
 
   // One transactional batch; `removed` (queues x elems) receives the removed elements.
   void run_batch(cpu::executor& ex, const std::vector<op>& ops, std::uint64_t elems, pm::ordering o,
-                 std::vector<std::uint64_t>& removed);
+                 std::vector<std::uint64_t>& removed, variant v = variant::correct);
   // Restores head and tail of every queue the batch in flight touched;
   // returns whether there was one. Crash-safe and idempotent.
   bool recover(cpu::executor& ex);

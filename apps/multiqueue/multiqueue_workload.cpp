@@ -16,6 +16,9 @@ namespace {
 namespace mq = multiqueue;
 using clock_type = std::chrono::steady_clock;
 
+constexpr const char* early_publish = "early-publish";
+constexpr const char* unordered_log_mark = "unordered-log-mark";
+
 double seconds_since(clock_type::time_point t) {
   return std::chrono::duration<double>(clock_type::now() - t).count();
 }
@@ -65,8 +68,24 @@ class multiqueue_workload final : public workload {
             {"seed", 1}};
   }
 
+  std::vector<seeded_bug> seeded_bugs() const override {
+    return {{early_publish,
+             "the leader publishes the queue's new tail (or head) right after writing the log's batch mark, with no "
+             "oFence after the mark and before any element is written, so the new tail can persist while the mark "
+             "that lets recovery restore it does not",
+             style::sbrp, "sbrp"},
+            {unordered_log_mark,
+             "the leader writes the logged head and tail and then the log's batch mark with no gpm_persist between "
+             "them, so the mark can persist while the logged head or tail still holds the previous batch's value",
+             style::epoch, "epoch"}};
+  }
+
   run_report run(const env& e, const params& p, style st) override {
     const mq::shape s = shape_of(p);
+    (void)requested_bug(*this, e, st);
+    const auto v = e.has_bug(early_publish)        ? mq::variant::early_publish
+                   : e.has_bug(unordered_log_mark) ? mq::variant::unordered_log_mark
+                                                   : mq::variant::correct;
     fresh_directory(e.dir);
     auto q = mq::store::create(e.dir, s, e.mode);
     write_meta(q.pool(), name(), st, p);
@@ -78,7 +97,7 @@ class multiqueue_workload final : public workload {
     const auto start = clock_type::now();
     for (std::uint32_t b = 0; b < s.batches; ++b) {
       const auto ops = mq::make_ops(s, b);
-      q.run_batch(e.ex, ops, s.elems, st, removed);
+      q.run_batch(e.ex, ops, s.elems, st, removed, v);
       for (std::uint64_t i = 0; i < s.queues; ++i) {
         const std::uint64_t n = mq::count_of(ops[i], sizes[i].tail - sizes[i].head, s.capacity, s.elems);
         (ops[i] == mq::op::insert ? sizes[i].tail : sizes[i].head) += n;

@@ -27,10 +27,10 @@ job job::create(const std::filesystem::path& dir, const native::chunked_shape& s
 job job::open(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s) { return job(std::move(pool), s); }
 
 template <class Kernel>
-void job::launch(cpu::executor& ex, pm::ordering o, const char* name) {
+void job::launch(cpu::executor& ex, pm::ordering o, const char* name, bool total_before_join) {
   std::vector<std::uint32_t> flags(std::uint64_t(shape_.blocks()) * shape_.threads, 0);
   const kernel_args args{input_.span<std::uint64_t>(), partial_.span<std::uint64_t>(), output_.span<std::uint64_t>(),
-                         shape_.per_thread, o, flags.data()};
+                         shape_.per_thread, o, flags.data(), total_before_join};
   ex.launch({dim3(shape_.blocks()), dim3(shape_.threads), 0, name}, Kernel{}, args);
 }
 
@@ -40,14 +40,15 @@ void job::set_stage(stage s) {
   crash_trigger::point();
 }
 
-void job::finish(cpu::executor& ex, pm::ordering o, const std::function<void(double)>& after_pass) {
+void job::finish(cpu::executor& ex, pm::ordering o, const std::function<void(double)>& after_pass,
+                 bool total_before_join) {
   if (current_stage() == stage::partial_pass) {
-    launch<partial_sums_kernel>(ex, o, "prefix_sum_partial");
+    launch<partial_sums_kernel>(ex, o, "prefix_sum_partial", total_before_join);
     set_stage(stage::final_pass);  // every block's partial sums are durable (kernel end)
     if (after_pass) after_pass(0.5);
   }
   if (current_stage() == stage::final_pass) {
-    launch<final_pass_kernel>(ex, o, "prefix_sum_final");
+    launch<final_pass_kernel>(ex, o, "prefix_sum_final", total_before_join);
     set_stage(stage::done);
     if (after_pass) after_pass(1.0);
   }

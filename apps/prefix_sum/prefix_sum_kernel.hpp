@@ -34,6 +34,9 @@ struct kernel_args {
   // Volatile device memory, blocks x threads, zero at launch: the thread's
   // chunk is persisted (sbrp's block-scope flags).
   std::uint32_t* chunk_persisted;
+  // The seeded bug total-before-join: the last thread stores the block's
+  // last element before the join, so before the others' chunks are persisted.
+  bool total_before_join = false;
 };
 
 // Writes the calling thread's chunk of `dst` (elements first + j, value(j)
@@ -48,8 +51,10 @@ struct block_writer {
     auto out = dst.bind(t);
     const std::uint32_t body = last ? c - 1 : c;
     for (std::uint32_t j = 0; j < body; ++j) out[first + j] = value(j);
+    const bool early = last && a.total_before_join;
+    if (early) store_block_total(t, a, out, first + c - 1, value(c - 1));
     join(t, a, last);
-    if (last) store_block_total(t, a, out, first + c - 1, value(c - 1));
+    if (last && !early) store_block_total(t, a, out, first + c - 1, value(c - 1));
   }
 
  private:

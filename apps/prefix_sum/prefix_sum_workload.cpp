@@ -14,6 +14,8 @@ namespace {
 using native::chunked_shape;
 using prefix_sum::stage;
 
+constexpr const char* total_before_join = "total-before-join";
+
 class prefix_sum_workload final : public workload {
  public:
   std::string_view name() const override { return "prefix-sum"; }
@@ -26,9 +28,18 @@ class prefix_sum_workload final : public workload {
     return {{"elements", 4096}, {"threads", 4}, {"per_thread", 256}, {"seed", 1}};
   }
 
+  std::vector<seeded_bug> seeded_bugs() const override {
+    return {{total_before_join,
+             "a block's last thread writes the block's last element (the one recovery trusts) before it "
+             "acquires the other threads' flags, so before their chunks are ordered ahead of it",
+             style::sbrp, "sbrp"}};
+  }
+
   run_report run(const env& e, const params& p, style st) override {
+    (void)requested_bug(*this, e, st);
+    const bool early = e.has_bug(total_before_join);
     return native::run_job<prefix_sum::job>(e, p, st, name(), 2, [&](prefix_sum::job& j) {
-      j.finish(e.ex, st, [&](double f) { e.report(f); });
+      j.finish(e.ex, st, [&](double f) { e.report(f); }, early);
     });
   }
 

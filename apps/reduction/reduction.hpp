@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/memory_scope.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "native/native_data.hpp"
@@ -27,7 +28,9 @@ class job {
   static job open(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s);
 
   // One launch of the kernel: finishes the sum, skipping what was persisted.
-  void compute(cpu::executor& ex, pm::ordering o);
+  // final_release is the scope that publishes each block's sum (sbrp):
+  // device is correct; block is the seeded bug block-scope-release.
+  void compute(cpu::executor& ex, pm::ordering o, scope final_release = scope::device);
   bool finished() const { return total() != native::empty; }
   std::uint64_t total() const { return total_.as<std::uint64_t>()[0]; }
   std::span<const std::uint64_t> partials() const { return partial_.as<const std::uint64_t>(); }

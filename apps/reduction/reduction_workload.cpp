@@ -13,6 +13,8 @@ namespace {
 
 using native::chunked_shape;
 
+constexpr const char* block_scope_release = "block-scope-release";
+
 class reduction_workload final : public workload {
  public:
   std::string_view name() const override { return "reduction"; }
@@ -25,9 +27,18 @@ class reduction_workload final : public workload {
     return {{"elements", 4096}, {"threads", 16}, {"per_thread", 64}, {"seed", 1}};
   }
 
+  std::vector<seeded_bug> seeded_bugs() const override {
+    return {{block_scope_release,
+             "each block publishes its sum to the final step with a prel at block scope instead of device scope "
+             "(SBRP Figure 3, line 24), so the final step in another block is not ordered after it",
+             style::sbrp, "sbrp"}};
+  }
+
   run_report run(const env& e, const params& p, style st) override {
+    (void)requested_bug(*this, e, st);
+    const scope final_release = e.has_bug(block_scope_release) ? scope::block : scope::device;
     return native::run_job<reduction::job>(e, p, st, name(), 1, [&](reduction::job& j) {
-      j.compute(e.ex, st);
+      j.compute(e.ex, st, final_release);
       e.report(1.0);
     });
   }

@@ -29,7 +29,7 @@ job job::open(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s) { 
 
 std::uint32_t job::passes() const { return passes_for(shape_.threads); }
 
-void job::compute(cpu::executor& ex, pm::ordering o) {
+void job::compute(cpu::executor& ex, pm::ordering o, bool plain_acquire_join) {
   const std::uint32_t arrays = shape_.blocks();
   std::vector<std::uint32_t> words(std::uint64_t(arrays) * shape_.threads + arrays, 0);
   const sync_words sync{words.data(), words.data() + std::uint64_t(arrays) * shape_.threads};
@@ -38,7 +38,8 @@ void job::compute(cpu::executor& ex, pm::ordering o) {
                          progress_.span<std::uint64_t>(),
                          shape_.per_thread,
                          o,
-                         sync};
+                         sync,
+                         plain_acquire_join};
   ex.launch({dim3(arrays), dim3(shape_.threads), 0, "scan"}, scan_kernel{}, args);
 }
 

@@ -28,7 +28,8 @@ class job {
   static job open(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s);
 
   // One launch: every array resumes at the pass its marker names and finishes.
-  void compute(cpu::executor& ex, pm::ordering o);
+  // plain_acquire_join runs the seeded bug of that name (scan_kernel.hpp).
+  void compute(cpu::executor& ex, pm::ordering o, bool plain_acquire_join = false);
   std::uint32_t passes() const;
   std::span<const std::uint64_t> progress() const { return progress_.as<const std::uint64_t>(); }
   // Arrays whose marker says every pass is complete.

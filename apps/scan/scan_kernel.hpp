@@ -50,6 +50,10 @@ struct kernel_args {
   std::uint32_t per_thread;
   pm::ordering order;
   sync_words sync;
+  // The seeded bug plain-acquire-join (sbrp): thread 0 waits for the
+  // threads' flags with ordinary acquire loads instead of pacq, which
+  // synchronise execution but order no persists.
+  bool plain_acquire_join = false;
 };
 
 struct scan_kernel {
@@ -105,7 +109,10 @@ struct scan_kernel {
     t.prel(scope::block, &done[tid], pass);
     if (tid == 0) {
       for (std::uint32_t u = 0; u < threads; ++u)
-        t.spin_wait([&] { return t.pacq(scope::block, &done[u]) >= pass; });
+        t.spin_wait([&] {
+          return (a.plain_acquire_join ? t.atomic_load(&done[u], memory_order::acquire, scope::block)
+                                       : t.pacq(scope::block, &done[u])) >= pass;
+        });
       progress[b] = pass;
       t.prel(scope::block, &a.sync.marked[b], pass);
     } else {

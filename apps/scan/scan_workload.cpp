@@ -14,6 +14,8 @@ namespace {
 
 using native::chunked_shape;
 
+constexpr const char* plain_acquire_join = "plain-acquire-join";
+
 class scan_workload final : public workload {
  public:
   std::string_view name() const override { return "scan"; }
@@ -30,9 +32,18 @@ class scan_workload final : public workload {
     return {{"elements", 4096}, {"threads", 4}, {"per_thread", 256}, {"seed", 1}};
   }
 
+  std::vector<seeded_bug> seeded_bugs() const override {
+    return {{plain_acquire_join,
+             "after a pass, thread 0 waits for the other threads' flags with ordinary acquire loads instead of "
+             "pacq, so the pass marker it then writes is not persist-ordered after their part of the pass",
+             style::sbrp, "sbrp"}};
+  }
+
   run_report run(const env& e, const params& p, style st) override {
+    (void)requested_bug(*this, e, st);
+    const bool plain = e.has_bug(plain_acquire_join);
     return native::run_job<scan::job>(e, p, st, name(), 1, [&](scan::job& j) {
-      j.compute(e.ex, st);
+      j.compute(e.ex, st, plain);
       e.report(1.0);
     });
   }

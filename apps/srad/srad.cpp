@@ -87,7 +87,8 @@ std::span<const noise_record> state::noise() const {
 }
 
 std::uint32_t state::advance(cpu::executor& ex, std::uint32_t iterations, float lambda, pm::ordering o,
-                             const std::function<void(std::uint32_t)>& after_iteration) {
+                             const std::function<void(std::uint32_t)>& after_iteration,
+                             bool early_coefficients_commit) {
   const std::uint64_t n = std::uint64_t(rows_) * cols_;
   const std::uint64_t threads = (n + pixels_per_thread - 1) / pixels_per_thread;
   const auto blocks = std::uint32_t((threads + block - 1) / block);
@@ -99,9 +100,10 @@ std::uint32_t state::advance(cpu::executor& ex, std::uint32_t iterations, float 
     if (!p.coefficients_ready) {
       // src is never written during iteration k, so step 1 can always be redone.
       const float q0sqr = speckle_scale(image_after(k));
+      if (early_coefficients_commit) commit_coefficients(k);  // the seeded bug: before step 1 has run
       ex.launch({dim3(blocks), dim3(block), 0, "srad_coefficients"}, coefficients_kernel{}, src,
                 noise_.span<noise_record>(), rows_, cols_, q0sqr, o);
-      commit_coefficients(k);
+      if (!early_coefficients_commit) commit_coefficients(k);
     }
     ex.launch({dim3(blocks), dim3(block), 0, "srad_update"}, update_kernel{}, src, dst, noise_.span<noise_record>(),
               rows_, cols_, lambda, o);

@@ -36,8 +36,10 @@ class state {
 
   // Runs (or resumes) iterations until `iterations` are done; after_iteration
   // gets the count done after each one. Returns the iterations it ran.
+  // early_coefficients_commit runs the seeded bug of that name (docs/workloads.md).
   std::uint32_t advance(cpu::executor& ex, std::uint32_t iterations, float lambda, pm::ordering o,
-                        const std::function<void(std::uint32_t done)>& after_iteration = {});
+                        const std::function<void(std::uint32_t done)>& after_iteration = {},
+                        bool early_coefficients_commit = false);
 
   progress where() const;
   std::uint32_t rows() const { return rows_; }

@@ -17,6 +17,8 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
 
+constexpr const char* early_coefficients_commit = "early-coefficients-commit";
+
 struct srad_shape {
   std::uint32_t rows, cols, iterations;
   float lambda;
@@ -52,8 +54,17 @@ class srad_workload final : public workload {
     return {{"rows", 16}, {"cols", 16}, {"iterations", 3}, {"lambda_percent", 50}, {"seed", 1}};
   }
 
+  std::vector<seeded_bug> seeded_bugs() const override {
+    return {{early_coefficients_commit,
+             "the host commits \"coefficients ready\" (stores and persists the progress word) when it launches step "
+             "1 instead of after step 1's kernel has ended, so recovery can trust noise records not yet written",
+             style::epoch, "epoch"}};
+  }
+
   run_report run(const env& e, const params& p, style st) override {
     const srad_shape s = shape_of(p);
+    (void)requested_bug(*this, e, st);
+    const bool early = e.has_bug(early_coefficients_commit);
     fresh_directory(e.dir);
     auto img = srad::state::create(e.dir, s.rows, s.cols, s.seed, e.mode);
     write_meta(img.pool(), name(), st, p);
@@ -61,8 +72,8 @@ class srad_workload final : public workload {
     r.unit = "pixel updates";
     const std::uint64_t before = img.bytes_persisted();
     const auto start = clock_type::now();
-    r.batches = img.advance(e.ex, s.iterations, s.lambda, st,
-                            [&](std::uint32_t done) { e.report(double(done) / s.iterations); });
+    r.batches = img.advance(
+        e.ex, s.iterations, s.lambda, st, [&](std::uint32_t done) { e.report(double(done) / s.iterations); }, early);
     r.seconds = seconds_since(start);
     r.operations = r.batches * std::uint64_t(s.rows) * s.cols;
     r.bytes_persisted = img.bytes_persisted() - before;

@@ -210,7 +210,7 @@ void checkpoint::register_buffer(std::uint32_t g, void* addr, std::uint64_t byte
   mine.push_back(addr);
 }
 
-void checkpoint::save(std::uint32_t g, cpu::executor& ex) {
+void checkpoint::save(std::uint32_t g, cpu::executor& ex, save_order order) {
   std::lock_guard lock(s_->mutex);
   s_->check_group(g, "save");
   s_->check_complete(g, "save");
@@ -220,9 +220,13 @@ void checkpoint::save(std::uint32_t g, cpu::executor& ex) {
   // consistent copy is untouched until the flip.
   const auto elements = s_->element_copies(g, next % 2, true);
   const auto chunks = split(elements, chunk_bytes_for(s_->total_bytes(g), ex.workers()));
+  const auto flip = [&] {
+    store_word(w.epoch, next);
+    s_->meta->persist(std::uint64_t(reinterpret_cast<std::byte*>(w.epoch) - s_->meta->data()), 8);
+  };
+  if (order == save_order::flip_then_copy) flip();
   parallel_copy(ex, chunks, s_->file.domain(), "gpmcp_checkpoint");
-  store_word(w.epoch, next);
-  s_->meta->persist(std::uint64_t(reinterpret_cast<std::byte*>(w.epoch) - s_->meta->data()), 8);
+  if (order == save_order::copy_then_flip) flip();
 }
 
 void checkpoint::restore(std::uint32_t g, cpu::executor& ex) {

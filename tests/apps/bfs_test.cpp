@@ -15,6 +15,7 @@
 #include "common/run_meta.hpp"
 #include "gpmx/exec/crash_trigger.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "workload_harness.hpp"
 
 namespace {
 using namespace gpmx;
@@ -260,6 +261,11 @@ TEST(Bfs, BadParametersAreRejectedByName) {
       EXPECT_NE(std::string(err.what()).find(name), std::string::npos) << err.what();
     }
   }
+}
+
+// Seeded bug (docs/workloads.md): only a crash can show it.
+TEST(BfsSeededBug, NoDiscoveryPersistRunVerifies) {
+  test::expect_seeded_bug_run_verifies("bfs", "no-discovery-persist");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "checkpointed_checks.hpp"
+#include "workload_harness.hpp"
 
 namespace {
 using namespace gpmx;
@@ -44,5 +45,8 @@ TEST(Blk, BadParametersAreRejected) {
   test::expect_rejected("blk", "interval", 0);
   test::expect_rejected("blk", "iterations", 0);
 }
+
+// Seeded bug (docs/workloads.md): only a crash can show it.
+TEST(BlkSeededBug, FlipBeforeCopyRunVerifies) { test::expect_seeded_bug_run_verifies("blk", "flip-before-copy"); }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "checkpointed_checks.hpp"
+#include "workload_harness.hpp"
 
 namespace {
 using namespace gpmx;
@@ -44,5 +45,8 @@ TEST(Cfd, BadParametersAreRejected) {
   test::expect_rejected("cfd", "ny", 0);
   test::expect_rejected("cfd", "iterations", 0);
 }
+
+// Seeded bug (docs/workloads.md): only a crash can show it.
+TEST(CfdSeededBug, FlipBeforeCopyRunVerifies) { test::expect_seeded_bug_run_verifies("cfd", "flip-before-copy"); }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "dnn/dnn.hpp"
 
 #include "checkpointed_checks.hpp"
+#include "workload_harness.hpp"
 #include "common/crash_run.hpp"
 
 namespace {
@@ -74,5 +75,8 @@ TEST(Dnn, BadParametersAreRejected) {
   test::expect_rejected("dnn", "lr_milli", 0);
   test::expect_rejected("dnn", "images", 0);
 }
+
+// Seeded bug (docs/workloads.md): only a crash can show it.
+TEST(DnnSeededBug, FlipBeforeCopyRunVerifies) { test::expect_seeded_bug_run_verifies("dnn", "flip-before-copy"); }
 
 }  // namespace

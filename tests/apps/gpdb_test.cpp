@@ -107,4 +107,7 @@ TEST(Gpdb, ReferenceUpdatesDistinctRowsAndAppendsInserts) {
   }
 }
 
+// Seeded bug (docs/workloads.md): only a crash can show it.
+TEST(GpdbSeededBug, LogTailFirstRunVerifies) { test::expect_seeded_bug_run_verifies("gpdb", "log-tail-first"); }
+
 }  // namespace

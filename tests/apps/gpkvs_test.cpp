@@ -9,6 +9,7 @@
 
 #include "../pm/kill_child.hpp"
 #include "../pm/temp_dir.hpp"
+#include "workload_harness.hpp"
 
 namespace {
 using namespace gpmx;
@@ -102,5 +103,8 @@ TEST(GpkvsCrash, RecoveryUndoesTheBatchInFlightAndSurvivesItsOwnCrash) {
   }
   EXPECT_GT(done, 0u);
 }
+
+// Seeded bug (docs/workloads.md): only a crash can show it.
+TEST(GpkvsSeededBug, NoLogFenceRunVerifies) { test::expect_seeded_bug_run_verifies("gpkvs", "no-log-fence"); }
 
 }  // namespace

@@ -97,4 +97,9 @@ TEST(Hashmap, RejectsBadParameters) {
   test::expect_config_error_naming([&] { (void)h.run(h.with({{"batch", 1000}}), style::epoch); }, "batch");
 }
 
+// Seeded bug (docs/workloads.md): only a crash can show it.
+TEST(HashmapSeededBug, LogAfterUpdateRunVerifies) {
+  test::expect_seeded_bug_run_verifies("hashmap", "log-after-update");
+}
+
 }  // namespace

@@ -3,6 +3,7 @@
 #include "hotspot/hotspot.hpp"
 
 #include "checkpointed_checks.hpp"
+#include "workload_harness.hpp"
 
 namespace {
 using namespace gpmx;
@@ -28,6 +29,11 @@ TEST(Hotspot, BadParametersAreRejected) {
   test::expect_rejected("hotspot", "rows", 0);
   test::expect_rejected("hotspot", "cols", 1u << 20);
   test::expect_rejected("hotspot", "interval", 0);
+}
+
+// Seeded bug (docs/workloads.md): only a crash can show it.
+TEST(HotspotSeededBug, FlipBeforeCopyRunVerifies) {
+  test::expect_seeded_bug_run_verifies("hotspot", "flip-before-copy");
 }
 
 }  // namespace

@@ -96,4 +96,13 @@ TEST(Multiqueue, RejectsBadParameters) {
                                    "insert_percent");
 }
 
+// Seeded bug (docs/workloads.md): only a crash can show it.
+TEST(MultiqueueSeededBug, EarlyPublishRunVerifies) {
+  test::expect_seeded_bug_run_verifies("multiqueue", "early-publish");
+}
+
+TEST(MultiqueueSeededBug, UnorderedLogMarkRunVerifies) {
+  test::expect_seeded_bug_run_verifies("multiqueue", "unordered-log-mark");
+}
+
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "gpmx/exec/errors.hpp"
 #include "native_test_util.hpp"
+#include "workload_harness.hpp"
 
 namespace {
 using namespace gpmx;
@@ -114,6 +115,11 @@ TEST(PrefixSum, RejectsBadParameters) {
       EXPECT_NE(std::string(e.what()).find(name + "=" + std::to_string(value)), std::string::npos) << e.what();
     }
   }
+}
+
+// Seeded bug (docs/workloads.md): only a crash can show it.
+TEST(PrefixSumSeededBug, TotalBeforeJoinRunVerifies) {
+  test::expect_seeded_bug_run_verifies("prefix-sum", "total-before-join");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "gpmx/exec/errors.hpp"
 #include "native_test_util.hpp"
+#include "workload_harness.hpp"
 
 namespace {
 using namespace gpmx;
@@ -95,6 +96,11 @@ TEST(Reduction, RejectsBadParameters) {
   expect_rejected({{"per_thread", 0}}, "per_thread=0");
   expect_rejected({{"elements", 1000}}, "elements=1000");
   expect_rejected({{"elements", 0}}, "elements=0");
+}
+
+// Seeded bug (docs/workloads.md): only a crash can show it.
+TEST(ReductionSeededBug, BlockScopeReleaseRunVerifies) {
+  test::expect_seeded_bug_run_verifies("reduction", "block-scope-release");
 }
 
 }  // namespace

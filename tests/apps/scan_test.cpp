@@ -7,6 +7,7 @@
 
 #include "gpmx/exec/errors.hpp"
 #include "native_test_util.hpp"
+#include "workload_harness.hpp"
 #include "scan/scan_kernel.hpp"
 
 namespace {
@@ -94,6 +95,11 @@ TEST(Scan, RejectsBadParameters) {
       EXPECT_NE(std::string(e.what()).find(name + "=" + std::to_string(value)), std::string::npos) << e.what();
     }
   }
+}
+
+// Seeded bug (docs/workloads.md): only a crash can show it.
+TEST(ScanSeededBug, PlainAcquireJoinRunVerifies) {
+  test::expect_seeded_bug_run_verifies("scan", "plain-acquire-join");
 }
 
 }  // namespace

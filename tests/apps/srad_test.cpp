@@ -12,6 +12,7 @@
 #include "common/registry.hpp"
 #include "common/run_meta.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "workload_harness.hpp"
 
 namespace {
 using namespace gpmx;
@@ -146,6 +147,11 @@ TEST(Srad, BadParametersAreRejectedByName) {
     }
   }
   EXPECT_THROW(resolve_params(w, {{"radius", 3}}), config_error);
+}
+
+// Seeded bug (docs/workloads.md): only a crash can show it.
+TEST(SradSeededBug, EarlyCoefficientsCommitRunVerifies) {
+  test::expect_seeded_bug_run_verifies("srad", "early-coefficients-commit");
 }
 
 }  // namespace

@@ -32,6 +32,13 @@ struct workload_harness {
     cpu::executor ex({.workers = 2, .policy = policy, .seed = seed});
     return w.run({ex, dir.path(), mode}, p, s);
   }
+  // A whole run with seeded bug `bug`, in the style it is written in.
+  apps::run_report run_bug(const std::string& bug, const apps::params& p) {
+    cpu::executor ex({.workers = 2});
+    apps::env e{ex, dir.path(), mode};
+    e.bug = bug;
+    return w.run(e, p, apps::find_seeded_bug(w, bug).s);
+  }
   apps::recover_report recover() {
     cpu::executor ex({.workers = 2});
     return w.recover({ex, dir.path(), mode});
@@ -70,6 +77,18 @@ struct workload_harness {
     return p.find(region).as<std::uint64_t>()[word];
   }
 };
+
+// Seeded bug `bug` of `workload` on the test sizes: the run completes and,
+// since a seeded bug loses data only in a crash, its result verifies and
+// there is nothing to recover.
+inline void expect_seeded_bug_run_verifies(std::string_view workload, const std::string& bug) {
+  workload_harness h(workload);
+  const apps::run_report r = h.run_bug(bug, h.with({}));
+  EXPECT_GT(r.operations, 0u);
+  const apps::verify_report v = h.verify();
+  EXPECT_TRUE(v.ok) << v.detail;
+  EXPECT_FALSE(h.recover().repaired);
+}
 
 // Expects `f` to throw config_error whose message names `param`.
 template <class F>

@@ -131,6 +131,22 @@ TEST_F(Checkpoint, EpochsAdvanceAndCopiesAlternate) {
   expect_pattern(a, 5);
 }
 
+// The seeded bug's order (flip, then copy) ends in the same state as the
+// protocol's; only a crash between its steps tells them apart.
+TEST_F(Checkpoint, FlipThenCopyEndsWhereSaveEnds) {
+  auto cp = checkpoint::create(path, 8192, 2, 1, durability::none);
+  auto a = buffers({1500, 5000});
+  register_all(cp, 0, a);
+  for (std::uint64_t k = 1; k <= 3; ++k) {
+    fill(a, k);
+    cp.save(0, ex, checkpoint::save_order::flip_then_copy);
+    EXPECT_EQ(cp.epoch(0), k);
+  }
+  clear(a);
+  cp.restore(0, ex);
+  expect_pattern(a, 3);
+}
+
 TEST_F(Checkpoint, ReopenReregisterRestoreGivesTheLastSave) {
   {
     auto cp = checkpoint::create(path, 1 << 16, 3, 2, durability::msync);

@@ -46,9 +46,14 @@ class checkpoint {
   // (durably); after open, the i-th registration must have the size the i-th
   // had when recorded. A saved group takes no new elements.
   void register_buffer(std::uint32_t group, void* addr, std::uint64_t bytes);
+  // The order of a save's two steps. copy_then_flip is the protocol;
+  // flip_then_copy makes the new epoch durable before the working copy is
+  // written: a deliberately broken order, there only for the seeded bug
+  // flip-before-copy (docs/workloads.md, "Seeded bugs").
+  enum class save_order : std::uint8_t { copy_then_flip, flip_then_copy };
   // Copies the group's buffers into its working copy in parallel on `ex`,
   // persists them, then makes that copy the consistent one.
-  void save(std::uint32_t group, cpu::executor& ex);
+  void save(std::uint32_t group, cpu::executor& ex, save_order order = save_order::copy_then_flip);
   // Copies the consistent copy back into the registered buffers.
   void restore(std::uint32_t group, cpu::executor& ex);
 
