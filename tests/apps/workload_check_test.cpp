@@ -8,6 +8,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <ostream>
 #include <string>
 
 #include "checker/check_run.hpp"
@@ -53,6 +54,10 @@ struct correct_case {
   check::persist_model m;
 };
 
+void PrintTo(const correct_case& c, std::ostream* os) {
+  *os << c.workload << " " << apps::to_string(c.s) << " style under " << check::to_string(c.m);
+}
+
 class CorrectWorkloads : public testing::TestWithParam<correct_case> {};
 
 TEST_P(CorrectWorkloads, ReportNoFailure) {
@@ -93,6 +98,8 @@ struct bug_case {
   std::string workload;
   apps::seeded_bug bug;
 };
+
+void PrintTo(const bug_case& c, std::ostream* os) { *os << c.workload << " --bug " << c.bug.name; }
 
 class SeededBugs : public testing::TestWithParam<bug_case> {};
 
