@@ -201,8 +201,12 @@ std::vector<kv_pair> make_batch(std::uint64_t seed, std::uint64_t b, std::uint32
   std::vector<kv_pair> out;
   std::vector<bool> used(sets, false);
   const std::uint32_t want = std::min(n, sets);
-  while (out.size() < want) {
-    const std::uint64_t key = 1 + r() % (std::uint64_t(sets) * 4);
+  // Keys come from a small range so that batches update keys already
+  // stored; when a batch nearly fills the table, some sets may have no key
+  // in it, so after many draws the range widens (else this would not end).
+  for (std::uint64_t draws = 0; out.size() < want; ++draws) {
+    const std::uint64_t range = draws < 64 * std::uint64_t(sets) ? std::uint64_t(sets) * 4 : (1ull << 40);
+    const std::uint64_t key = 1 + r() % range;
     const std::uint32_t s = set_of(key, sets);
     if (used[s]) continue;
     used[s] = true;

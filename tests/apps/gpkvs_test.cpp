@@ -108,3 +108,14 @@ TEST(GpkvsCrash, RecoveryUndoesTheBatchInFlightAndSurvivesItsOwnCrash) {
 TEST(GpkvsSeededBug, NoLogFenceRunVerifies) { test::expect_seeded_bug_run_verifies("gpkvs", "no-log-fence"); }
 
 }  // namespace
+
+TEST(Gpkvs, ABatchAsLargeAsTheTableHasOneKeyPerSet) {
+  // Used to loop forever: some sets had no key in the small key range.
+  for (std::uint32_t sets : {1u, 7u, 256u}) {
+    const auto batch = gpmx::apps::gpkvs::make_batch(1, 0, sets, sets);
+    ASSERT_EQ(batch.size(), sets);
+    std::set<std::uint32_t> seen;
+    for (const auto& p : batch) seen.insert(gpmx::apps::gpkvs::set_of(p.key, sets));
+    EXPECT_EQ(seen.size(), sets);
+  }
+}

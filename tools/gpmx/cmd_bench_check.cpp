@@ -65,7 +65,7 @@ std::vector<bench::result> throughput(const bench_check_args& a, const fs::path&
     apps::params given;
   };
   const subject subjects[] = {
-      {"gpkvs-1k-sets", "gpkvs", {{"batch", 256}, {"batches", 4}, {"get_percent", 0}}},
+      {"gpkvs-1k-sets", "gpkvs", {{"sets", 1024}, {"batch", 256}, {"batches", 4}, {"get_percent", 0}}},
       {"reduction-64k", "reduction", {{"elements", 65536}}},
   };
   for (const subject& s : subjects) {
