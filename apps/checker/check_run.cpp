@@ -34,6 +34,14 @@ std::uint64_t hash_set(const store_set& s) {
 // Crash points from the first launch on: the set-up before it (creating the
 // files, writing the parameters) has nothing to recover yet.
 std::vector<std::uint64_t> crash_positions(const trace::trace& t, const check_options& o, std::size_t& total) {
+  if (!o.at.empty()) {  // given positions are checked as given, set-up included
+    for (std::uint64_t p : o.at)
+      if (p > t.events.size())
+        throw check::check_error(fmt::format("crash position {} lies beyond the trace's {} events", p,
+                                             t.events.size()));
+    total = o.at.size();
+    return o.at;
+  }
   std::vector<std::uint64_t> all =
       o.every_n ? check::every_n_crash_points(t, o.every_n) : check::ordering_crash_points(t);
   std::uint64_t first_launch = 0;
@@ -91,10 +99,10 @@ class checker {
   check_report run() {
     const auto t0 = std::chrono::steady_clock::now();
     t0_ = t0;
-    order_ = std::make_unique<persist_order>(t_, check::order_options{o_.model, o_.granularity});
+    order_ = std::make_unique<persist_order>(t_, check::order_options{o_.model, o_.granularity, o_.max_granule_stores});
     if (o_.model == check::persist_model::sbrp)
       promoted_ = std::make_unique<persist_order>(
-          t_, check::order_options{check::persist_model::sbrp_promoted, o_.granularity});
+          t_, check::order_options{check::persist_model::sbrp_promoted, o_.granularity, o_.max_granule_stores});
     r_.model = check::to_string(o_.model);
     r_.strategy = check::to_string(o_.strategy.strategy);
     r_.events = t_.events.size();

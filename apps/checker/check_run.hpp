@@ -22,7 +22,9 @@ struct check_options {
   check::persist_model model = check::persist_model::sbrp;
   check::strategy_options strategy;  // strategy; cap (drop-one, exhaustive) or count (random) per crash point
   std::uint32_t granularity = 8;
+  std::size_t max_granule_stores = std::size_t(1) << 16;  // refuse larger traces (memory is quadratic at worst)
   std::uint64_t every_n = 0;         // crash every N events instead of before each ordering operation
+  std::vector<std::uint64_t> at;     // or exactly these crash positions (events [0, p) happened)
   std::size_t max_crash_points = 0;  // 0: all; else that many, evenly spread
   // Images in all (0: no limit). The crash points still to check share what
   // is left evenly, so a long trace gets fewer images per crash point

@@ -104,7 +104,7 @@ class order_builder {
           throw check_error("trace has more than " + std::to_string(o_.options_.max_granule_stores) +
                             " granule-stores at granularity " + std::to_string(g) +
                             " (reached at event #" + std::to_string(i) +
-                            "); raise order_options::max_granule_stores or check a shorter run");
+                            "); raise order_options::max_granule_stores (gpmx check --max-granule-stores) or check a shorter run");
       }
     }
     o_.first_node_of_event_[t_.events.size()] = o_.nodes_.size();

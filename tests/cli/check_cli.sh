@@ -34,6 +34,9 @@ has 'crash:'
 expect 0 "$gpmx" check reduction --bug block-scope-release --model sbrp-promoted --max-images 300 --json
 has '"failed_images": 0'
 
+expect 0 "$gpmx" check reduction --style sbrp --at 8000 --at 8500 --json
+has '"crash_points": 2'
+
 # A trace file and an outside recovery-and-check command.
 expect 0 "$gpmx" trace reduction --style sbrp --data traced -o reduction.trace
 check_cmd="'$gpmx' recover reduction --data \"\$GPMX_IMAGE_DIR\" --quiet && '$gpmx' verify reduction --data \"\$GPMX_IMAGE_DIR\""
@@ -47,6 +50,7 @@ expect 2 "$gpmx" check reduction --bug no-such-bug
 expect 2 "$gpmx" check reduction --model weak
 expect 2 "$gpmx" check reduction --strategy shuffle
 expect 2 "$gpmx" check reduction --granularity 3
+expect 2 "$gpmx" check reduction --at 999999999
 expect 2 "$gpmx" check --trace reduction.trace
 expect 2 "$gpmx" check
 # A trace file that is not one: 3.

@@ -47,6 +47,7 @@ apps::check_report run_check(const one_check& c, const fs::path& scratch) {
   o.model = c.model;
   o.strategy.strategy = c.strategy;
   o.max_images = c.max_images;
+  o.max_granule_stores = std::size_t(1) << 20;
   o.stop_at_first = c.stop_at_first;
   o.jobs = std::max(1u, std::thread::hardware_concurrency());
   o.root = scratch / "traced";

@@ -27,9 +27,10 @@ struct check_args {
   std::string workload, model, style, bug, strategy = "drop-one", data = "gpmx-data";
   std::string trace_file, root, verify_cmd;
   std::vector<std::string> param_texts;
+  std::vector<std::uint64_t> at;
   std::size_t images = 0;  // 0: the strategy's default
   std::uint64_t seed = 1, every = 0;
-  std::size_t crash_points = 0, max_images = 20000;
+  std::size_t crash_points = 0, max_images = 20000, max_granule_stores = std::size_t(1) << 16;
   std::uint32_t granularity = 8;
   unsigned jobs = 0;
   double timeout = 60;
@@ -124,12 +125,21 @@ apps::check_options options_from(const check_args& a, check::persist_model model
   o.strategy.seed = a.seed;
   o.granularity = a.granularity;
   o.every_n = a.every;
+  o.at = a.at;
   o.max_crash_points = a.crash_points;
   o.max_images = a.max_images;
+  o.max_granule_stores = a.max_granule_stores;
   o.stop_at_first = a.first;
   o.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   o.timeout_s = a.timeout;
   return o;
+}
+
+// --at beyond the trace is a bad argument, found once the trace is known.
+void check_positions(const check_args& a, const trace::trace& t) {
+  for (std::uint64_t p : a.at)
+    if (p > t.events.size())
+      throw config_error(fmt::format("--at {}: the trace has only {} events", p, t.events.size()));
 }
 
 void finish(const std::string& what, const apps::check_report& r, const check_args& a) {
@@ -141,6 +151,7 @@ void check_trace_file(const check_args& a) {
   if (a.verify_cmd.empty()) throw config_error("check --trace FILE needs --verify CMD (recovers and checks GPMX_IMAGE_DIR)");
   const trace::trace t = trace::read_trace(a.trace_file);
   if (t.pools.empty()) throw config_error(fmt::format("trace '{}' maps no pool: nothing to check", a.trace_file));
+  check_positions(a, t);
   apps::check_options o = options_from(a, model_named(a.model.empty() ? "sbrp" : a.model));
   o.root = a.root.empty() ? fs::path(t.pools.front().path).parent_path() : fs::path(a.root);
   o.work_dir = fs::path(a.data) / "check-trace";
@@ -171,6 +182,7 @@ void check_workload(const check_args& a) {
   o.work_dir = base / "images";
   fs::remove_all(o.work_dir);
   const trace::trace t = apps::trace_workload(w, p, s, a.bug, a.seed, o.root);
+  check_positions(a, t);
   progress_bar bar(fmt::format("check {}", a.workload), !a.quiet && !a.json);
   o.progress = [&bar](double f) { bar.update(f); };
   const std::string what = fmt::format("{} ({} style{})", a.workload, apps::to_string(s),
@@ -208,6 +220,10 @@ void register_check(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--every", a->every, "crash every N events instead of before each ordering operation");
   sub->add_option("--max-images", a->max_images, "images in all, shared evenly by the crash points (0: no limit)")
+      ->capture_default_str();
+  sub->add_option("--at", a->at, "crash exactly at this position (events before it happened), repeatable");
+  sub->add_option("--max-granule-stores", a->max_granule_stores,
+                  "refuse traces with more granule-stores (the order's memory grows with their square at worst)")
       ->capture_default_str();
   sub->add_option("--crash-points", a->crash_points, "check at most N crash points, evenly spread (0: all)");
   sub->add_option("-p,--param", a->param_texts, "NAME=VALUE, repeatable (applied over the test sizes)");
