@@ -33,6 +33,7 @@ void recorder::kernel_end() {
   in_kernel_ = false;
   event e;
   e.kind = event_kind::kernel_end;
+  e.text = trace_.events[launch_first_event_].text;  // the kernel's name, as on its kernel_begin
   e.launch = launches_++;
   trace_.events.push_back(e);
 }

@@ -28,6 +28,7 @@ TEST(TraceRecording, KernelBoundariesNameTheLaunch) {
   EXPECT_EQ(trace::kernel_grid(begin), dim3(2));
   EXPECT_EQ(trace::kernel_block(begin), dim3(4));
   EXPECT_EQ(t.events.back().kind, event_kind::kernel_end);
+  EXPECT_EQ(t.text_of(t.events.back()), "write_fence_read");  // kernel_end names the kernel too
   // 8 threads, 4 events each.
   EXPECT_EQ(t.events.size(), 2u + 8u * 4u);
 }
