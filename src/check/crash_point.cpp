@@ -18,7 +18,8 @@ bool is_ordering(trace::event_kind k) {
     case event_kind::prel:
     case event_kind::pacq:
     case event_kind::barrier:
-    case event_kind::kernel_end: return true;
+    case event_kind::kernel_end:
+    case event_kind::host_persist: return true;
     default: return false;
   }
 }

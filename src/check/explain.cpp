@@ -19,15 +19,30 @@ std::string concat(std::initializer_list<std::string_view> parts) {
   return out;
 }
 
-std::string where(const trace::trace& t, std::uint64_t i) {
+}  // namespace
+
+// Host stores and a kernel's unviewed stores have no line of their own: the
+// recorder found them at a host persist (file:line), a launch (line 0, the
+// kernel's name) or a kernel's end.
+std::string event_site(const trace::trace& t, std::uint64_t i) {
   const trace::event& e = t.events[i];
   std::string_view file = t.text_of(e);
   if (const auto slash = file.find_last_of('/'); slash != std::string_view::npos) file.remove_prefix(slash + 1);
   if (file.empty()) file = "?";
-  return concat({file, ":", std::to_string(e.line), " (event #", std::to_string(i), ")"});
+  const std::string index = concat({" (event #", std::to_string(i), ")"});
+  if (e.kind == event_kind::pm_write && trace::is_host(e))
+    return e.line == 0 ? concat({"a host store made before '", file, "'", index})
+                       : concat({"a host store found at the persist at ", file, ":", std::to_string(e.line), index});
+  if (e.kind == event_kind::pm_write && e.block == trace::unviewed_block)
+    return concat({"a store kernel '", file, "' made without a PM view", index});
+  return concat({file, ":", std::to_string(e.line), index});
 }
 
-std::string fence_rule(persist_model m) {
+namespace {
+
+std::string fence_rule(const trace::event& kept, persist_model m) {
+  if (trace::is_host(kept))
+    return "a pool::persist covering the earlier store, before the later one, is missing";
   if (m == persist_model::epoch) return "a gpm_persist between them is missing (epoch orders a thread's stores only across a durability point)";
   return "an ofence between them is missing";
 }
@@ -50,8 +65,8 @@ void same_thread_pairs(const trace::trace& t, const persist_order& order, const 
     missing_order m;
     m.persisted_event = g.event;
     m.lost_event = s;
-    m.message = concat({"the store at ", where(t, g.event), " persisted while the store at ", where(t, s),
-                        " before it in the same thread did not: ", fence_rule(order.model())});
+    m.message = concat({"the store at ", event_site(t, g.event), " persisted while the store at ", event_site(t, s),
+                        " before it in the same thread did not: ", fence_rule(t.events[g.event], order.model())});
     out.push_back(std::move(m));
   }
 }
@@ -87,10 +102,10 @@ void narrow_scopes(const trace::trace& t, const persist_order& order, const stor
     m.lost_event = lost;
     m.release_event = acq.reads_from;
     m.scoped_persistency_bug = true;
-    m.message = concat({"the store at ", where(t, kept), " persisted while the store at ", where(t, lost),
-                        ", released to it through the prel at ", where(t, acq.reads_from), " and the pacq at ",
-                        where(t, i), ", did not: the scope of the ", prel_narrow ? "prel at " : "pacq at ",
-                        where(t, prel_narrow ? acq.reads_from : i),
+    m.message = concat({"the store at ", event_site(t, kept), " persisted while the store at ", event_site(t, lost),
+                        ", released to it through the prel at ", event_site(t, acq.reads_from), " and the pacq at ",
+                        event_site(t, i), ", did not: the scope of the ", prel_narrow ? "prel at " : "pacq at ",
+                        event_site(t, prel_narrow ? acq.reads_from : i),
                         " is too narrow (block) for threads in different blocks: this is a scoped persistency bug"});
     out.push_back(std::move(m));
   }

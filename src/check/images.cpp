@@ -14,16 +14,17 @@ const char* to_string(image_strategy s) {
     case image_strategy::drop_one: return "drop-one";
     case image_strategy::random: return "random";
     case image_strategy::exhaustive: return "exhaustive";
+    case image_strategy::pmreorder: return "pmreorder";
   }
   return "?";
 }
 
 image_strategy parse_strategy(std::string_view name) {
   for (image_strategy s : {image_strategy::minimal, image_strategy::maximal, image_strategy::drop_one,
-                           image_strategy::random, image_strategy::exhaustive})
+                           image_strategy::random, image_strategy::exhaustive, image_strategy::pmreorder})
     if (name == to_string(s)) return s;
   throw check_error("unknown image strategy '" + std::string(name) +
-                    "' (expected minimal, maximal, drop-one, random or exhaustive)");
+                    "' (expected minimal, maximal, drop-one, random, exhaustive or pmreorder)");
 }
 
 namespace {
@@ -45,11 +46,14 @@ image_set drop_one_images(const persist_order& order, const crash_state& at, std
   image_set out;
   out.complete = true;
   const std::vector<std::size_t> issued = at.issued.ids();
-  for (std::size_t s : at.may.ids()) {
-    if (out.images.size() == cap) {
-      out.complete = false;
-      break;
-    }
+  std::vector<std::size_t> may = at.may.ids();
+  if (may.size() > cap) {  // the cap's worth, spread evenly over the may-stores
+    std::vector<std::size_t> some;
+    for (std::size_t k = 0; k < cap; ++k) some.push_back(may[k * may.size() / cap]);
+    may = std::move(some);
+    out.complete = false;
+  }
+  for (std::size_t s : may) {
     store_set image = at.issued;
     image.erase(s);
     for (std::size_t t : issued)  // ids after s only: pmo edges go forward
@@ -153,8 +157,11 @@ image_set make_images(const persist_order& order, const crash_state& at, const s
     case image_strategy::minimal: return minimal_image(order, at);
     case image_strategy::maximal: return maximal_image(order, at);
     case image_strategy::drop_one: return drop_one_images(order, at, options.cap);
-    case image_strategy::random: return random_images(order, at, options.random_images, options.seed);
+    case image_strategy::random:  // a different stream per crash point
+      return random_images(order, at, options.random_images, options.seed ^ (at.position * 0x9e3779b97f4a7c15ull));
     case image_strategy::exhaustive: return exhaustive_images(order, at, options.cap);
+    case image_strategy::pmreorder:
+      throw check_error("the pmreorder strategy needs the trace: call pmreorder_images");
   }
   throw check_error("unknown image strategy");
 }

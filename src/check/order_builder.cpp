@@ -10,6 +10,11 @@
 //               and every acquired set);
 //   durable_hb  rule E: stores made durable by a durability point that
 //               happens-before the thread's next event.
+// The host is one more thread (launch == trace::host_launch): its stores are
+// ordered only by its host persists H(x, n), which make its earlier stores
+// to [x, x + n) durable, and by hb with the launches (everything the host
+// made durable before a launch happens-before the launch's threads; a
+// kernel's end happens-before the host's later events).
 // Sets are immutable and shared; a thread replaces its pointer when one grows.
 #include "order_builder.hpp"
 
@@ -146,7 +151,7 @@ class order_builder {
 
   thread_state& new_thread_state(std::uint32_t id) {
     thread_state& th = threads_[id];
-    if (!th.durable_hb) th.durable_hb = kernels_done_;  // everything before the launch hb its threads
+    if (!th.durable_hb) th.durable_hb = before_launches_;  // everything before the launch hb its threads
     return th;
   }
 
@@ -156,6 +161,7 @@ class order_builder {
     if (e.kind == event_kind::kernel_end) return kernel_end(i, e.launch);
     const std::uint32_t id = o_.thread_of_event_[i];
     thread_state& th = new_thread_state(id);
+    if (trace::is_host(e)) return host_step(i, th, e);
     if (th.at_barrier) leave_barrier(th);
     switch (e.kind) {
       case event_kind::pm_write: return store(i, th);
@@ -169,6 +175,32 @@ class order_builder {
       case event_kind::barrier: return arrive_at_barrier(th);
       default: return;  // loads and atomics order no persists (docs/check.md)
     }
+  }
+
+  void host_step(std::uint64_t i, thread_state& host, const trace::event& e) {
+    // Kernels that ended since the host's last event happen-before it.
+    if (before_launches_ && (!host.durable_hb || !before_launches_->is_subset_of(*host.durable_hb))) {
+      host.durable_hb = merged(host.durable_hb, before_launches_);
+      host.base_stale = true;
+    }
+    if (e.kind == event_kind::pm_write) return store(i, host);
+    if (e.kind == event_kind::host_persist) return host_persist(i, host, e);
+  }
+
+  // H(x, n): the host's earlier stores to [x, x + n) become durable; what the
+  // host made durable happens-before every later launch.
+  void host_persist(std::uint64_t i, thread_state& host, const trace::event& e) {
+    std::vector<std::size_t> covered, rest;
+    for (std::size_t n : host.since_durable) {
+      const granule_store& g = o_.nodes_[n];
+      (g.first >= e.address && g.end <= e.address + e.bytes ? covered : rest).push_back(n);
+    }
+    if (covered.empty()) return;
+    for (std::size_t n : covered) o_.durable_at_[n] = std::min(o_.durable_at_[n], i);
+    host.since_durable = std::move(rest);
+    host.durable_hb = with_closures(host.durable_hb, covered);
+    host.base_stale = true;
+    before_launches_ = merged(before_launches_, host.durable_hb);
   }
 
   void store(std::uint64_t i, thread_state& th) {
@@ -232,7 +264,7 @@ class order_builder {
         o_.durable_at_[n] = std::min(o_.durable_at_[n], i);
         of_kernel.push_back(n);
       }
-    kernels_done_ = with_closures(kernels_done_, of_kernel);
+    before_launches_ = with_closures(before_launches_, of_kernel);
   }
 
   void bring_release_up_to_date(thread_state& th) {
@@ -305,7 +337,9 @@ class order_builder {
   std::unordered_map<std::uint64_t, std::size_t> last_of_granule_;
   std::unordered_map<std::uint64_t, release_record> releases_;
   std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, barrier_instance> barriers_;
-  set_ptr kernels_done_, strict_prefix_, empty_;
+  // What happens-before every later launch: the ended kernels' stores and
+  // what the host made durable.
+  set_ptr before_launches_, strict_prefix_, empty_;
 };
 
 void build_persist_order(persist_order& order, const trace::trace& t) { order_builder(order, t).run(); }

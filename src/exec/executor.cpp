@@ -61,9 +61,16 @@ executor::executor(executor_options options) : impl_(std::make_unique<impl>()) {
   impl_->options = resolve(options);
   for (unsigned i = 0; i < impl_->options.workers; ++i)
     impl_->workers.push_back(std::make_unique<detail::worker>(impl_->options.fiber_stack_bytes));
+  // Pools opened from now on report host stores and persists to the recorder.
+  if (impl_->options.policy == schedule::trace && impl_->options.recorder && !trace::host_recorder())
+    trace::set_host_recorder(impl_->options.recorder);
 }
 
 executor::~executor() {
+  if (impl_->options.recorder && trace::host_recorder() == impl_->options.recorder) {
+    impl_->options.recorder->stop_watching();
+    trace::set_host_recorder(nullptr);
+  }
   {
     std::lock_guard lock(impl_->mutex);
     impl_->stopping = true;

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "gpmx/trace/recorder.hpp"
+
 namespace gpmx::pm {
 
 mapping::mapping(const std::filesystem::path& path, const std::filesystem::path& shown, durability mode)
@@ -18,19 +20,23 @@ mapping::mapping(const std::filesystem::path& path, const std::filesystem::path&
   base_ = static_cast<std::byte*>(p);
   size_ = len;
   is_pmem_ = is_pmem != 0;
+  if (trace::recorder* r = trace::host_recorder()) r->watch_pool(base_, size_, shown.string());
 }
 
 mapping::~mapping() {
-  if (base_) pmem_unmap(base_, size_);
+  if (!base_) return;
+  if (trace::recorder* r = trace::host_recorder()) r->unwatch_pool(base_);
+  pmem_unmap(base_, size_);
 }
 
-void mapping::persist(const void* p, std::uint64_t bytes) const {
+void mapping::persist(const void* p, std::uint64_t bytes, source_loc loc) const {
   const auto* b = static_cast<const std::byte*>(p);
   if (b < base_ || b + bytes > base_ + size_)
     throw pm_error(errc::bad_argument,
                    fmt::format("{}: persist of {} bytes at offset {} lies outside the {}-byte mapping",
                                path_.string(), bytes, b - base_, size_));
   persisted_.fetch_add(bytes, std::memory_order_relaxed);
+  if (trace::recorder* r = trace::host_recorder()) r->host_persist(p, bytes, loc);
   if (bytes == 0 || mode_ == durability::none) return;
   if ((mode_ == durability::pmem && is_pmem_) || mode_ == durability::flush) {
     pmem_persist(p, bytes);

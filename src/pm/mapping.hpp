@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "gpmx/exec/source_loc.hpp"
 #include "gpmx/pm/pool.hpp"
 
 namespace gpmx::pm {
@@ -24,7 +25,8 @@ class mapping {
   bool is_pmem() const { return is_pmem_; }
   durability mode() const { return mode_; }
   // Throws pm_error(io) if msync fails; a range outside the mapping is bad_argument.
-  void persist(const void* p, std::uint64_t bytes) const;
+  // `loc` is reported to a trace recorder watching the mapping (host persists).
+  void persist(const void* p, std::uint64_t bytes, source_loc loc = source_loc::current()) const;
   // Bytes asked to be persisted so far (under every setting, none included).
   std::uint64_t bytes_persisted() const { return persisted_.load(std::memory_order_relaxed); }
 

@@ -230,10 +230,8 @@ pool pool::create(const fs::path& path, std::uint64_t size, pool_options options
     std::byte* base = s->map->base();
     namespace_table::format_empty(base + h.table_offset, table_bytes);
     std::memcpy(base, &h, sizeof h);
-    if (options.mode != durability::none) {
-      s->map->persist(base, data_offset);
-      fsync_path(tmp, path.string());
-    }
+    s->map->persist(base, data_offset);  // a no-op under none, but a trace records it
+    if (options.mode != durability::none) fsync_path(tmp, path.string());
     if (::rename(tmp.c_str(), path.c_str()) != 0)
       fail(errc::io, fmt::format("{}: cannot rename the new pool into place: {}", path.string(),
                                  std::strerror(errno)));
@@ -346,8 +344,8 @@ void pool::remove_region(std::string_view name) {
   s_->table->commit(std::move(entries));
 }
 
-void pool::persist(const void* p, std::uint64_t bytes) const {
-  s_->map->persist(p, bytes);
+void pool::persist(const void* p, std::uint64_t bytes, source_loc loc) const {
+  s_->map->persist(p, bytes, loc);
   pm_write_stats::add_host_persist(bytes);
 }
 const persist_domain* pool::domain() const { return s_->domain.get(); }
@@ -366,11 +364,11 @@ std::array<std::uint8_t, 16> pool::uuid() const {
   return u;
 }
 
-void region::persist(std::uint64_t offset, std::uint64_t bytes) const {
+void region::persist(std::uint64_t offset, std::uint64_t bytes, source_loc loc) const {
   if (offset > info_.size || bytes > info_.size - offset)
     throw pm_error(errc::bad_argument, fmt::format("region '{}': persist of [{}, {}) is outside its {} bytes",
                                                    info_.name, offset, offset + bytes, info_.size));
-  owner_->persist(data_ + offset, bytes);
+  owner_->persist(data_ + offset, bytes, loc);
 }
 
 }  // namespace gpmx::pm

@@ -24,6 +24,7 @@ std::string operands(const trace& t, const event& e) {
     case event_kind::pm_write:
       return fmt::format(" {:#x} {}B = {}", e.address, e.bytes, hex_bytes(e));
     case event_kind::pm_read:
+    case event_kind::host_persist:
       return fmt::format(" {:#x} {}B", e.address, e.bytes);
     case event_kind::prel:
       return fmt::format(" {} flag {:#x} = {}", to_string(e.scope_of), e.address, e.value);
@@ -48,9 +49,15 @@ bool is_kernel_boundary(const event& e) {
 
 std::string format_event(const trace& t, std::uint64_t index) {
   const event& e = t.events.at(index);
-  std::string line = fmt::format("#{} L{}", index, e.launch);
-  if (!is_kernel_boundary(e))
-    line += fmt::format(" b{} w{} l{} po{}", e.block, e.warp, e.lane, e.po);
+  std::string line;
+  if (is_host(e))
+    line = fmt::format("#{} host po{}", index, e.po);
+  else if (e.block == unviewed_block)
+    line = fmt::format("#{} L{} unviewed po{}", index, e.launch, e.po);
+  else if (is_kernel_boundary(e))
+    line = fmt::format("#{} L{}", index, e.launch);
+  else
+    line = fmt::format("#{} L{} b{} w{} l{} po{}", index, e.launch, e.block, e.warp, e.lane, e.po);
   line += fmt::format(" {}{}", to_string(e.kind), operands(t, e));
   if (!is_kernel_boundary(e) && e.text != no_string) {
     // The file's last component is enough for people; the full name stays in the file.
@@ -62,6 +69,9 @@ std::string format_event(const trace& t, std::uint64_t index) {
 }
 
 void dump(const trace& t, std::ostream& out) {
+  for (const pool_image& p : t.pools)
+    out << fmt::format("pool {} at {:#x} {}B, events [{}, {})\n", p.path, p.base, p.length, p.first_event,
+                       p.end_event);
   for (std::uint64_t i = 0; i < t.events.size(); ++i) out << format_event(t, i) << '\n';
 }
 

@@ -18,6 +18,7 @@ const char* to_string(event_kind k) {
     case event_kind::pacq: return "pacq";
     case event_kind::barrier: return "barrier";
     case event_kind::atomic: return "atomic";
+    case event_kind::host_persist: return "host_persist";
   }
   return "?";
 }

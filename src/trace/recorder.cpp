@@ -8,7 +8,13 @@
 namespace gpmx::trace {
 
 void recorder::kernel_begin(std::string_view name, dim3 grid, dim3 block) {
+  event host;
+  host.launch = host_launch;
+  host.text = intern(name);  // host stores found here were made before this launch (line 0)
+  record_changes(host);
   next_po_.clear();
+  in_kernel_ = true;
+  launch_first_event_ = trace_.events.size();
   event e;
   e.kind = event_kind::kernel_begin;
   e.launch = launches_;
@@ -18,6 +24,13 @@ void recorder::kernel_begin(std::string_view name, dim3 grid, dim3 block) {
 }
 
 void recorder::kernel_end() {
+  absorb_kernel_stores();
+  event unviewed;
+  unviewed.launch = launches_;
+  unviewed.block = unviewed_block;
+  unviewed.text = trace_.events[launch_first_event_].text;  // the kernel's name
+  record_changes(unviewed);
+  in_kernel_ = false;
   event e;
   e.kind = event_kind::kernel_end;
   e.launch = launches_++;
@@ -70,6 +83,11 @@ std::uint32_t recorder::intern_file(const char* file) {
 }
 
 trace recorder::take() {
+  event host;
+  host.launch = host_launch;
+  host.text = intern("the end of the recording");
+  record_changes(host);
+  for (const watched_pool& w : watched_) trace_.pools[w.image].end_event = trace_.events.size();
   trace out = std::move(trace_);
   trace_ = {};
   next_po_.clear();
@@ -77,6 +95,16 @@ trace recorder::take() {
   file_ids_.clear();
   string_ids_.clear();
   launches_ = 0;
+  host_po_ = 0;
+  // Pools still watched continue in the next trace from their present bytes.
+  for (watched_pool& w : watched_) {
+    pool_image image = out.pools[w.image];
+    image.first_event = 0;
+    image.end_event = no_event;
+    image.before = w.shadow;
+    w.image = trace_.pools.size();
+    trace_.pools.push_back(std::move(image));
+  }
   return out;
 }
 

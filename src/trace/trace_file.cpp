@@ -112,6 +112,37 @@ event read_event(reader& r) {
   return e;
 }
 
+void write_pool(writer& w, const pool_image& p) {
+  w.u32(std::uint32_t(p.path.size()));
+  w.bytes(reinterpret_cast<const std::uint8_t*>(p.path.data()), p.path.size());
+  w.u64(p.base);
+  w.u64(p.length);
+  w.u64(p.first_event);
+  w.u64(p.end_event);
+  w.bytes(p.before.data(), p.before.size());
+}
+
+pool_image read_pool(reader& r, std::uint32_t i, std::uint64_t events) {
+  const std::uint64_t at = r.offset();
+  pool_image p;
+  const std::uint32_t n = r.u32();
+  if (n > r.left()) r.fail(at, fmt::format("truncated: path of pool {} has {} bytes, {} left", i, n, r.left()));
+  p.path.resize(n);
+  r.bytes(reinterpret_cast<std::uint8_t*>(p.path.data()), n, "a pool's path");
+  p.base = r.u64();
+  p.length = r.u64();
+  p.first_event = r.u64();
+  p.end_event = r.u64();
+  if (p.first_event > p.end_event || p.end_event > events)
+    r.fail(at, fmt::format("pool {} is mapped for events [{}, {}), but the trace has {}", i, p.first_event,
+                           p.end_event, events));
+  if (p.length > r.left())
+    r.fail(at, fmt::format("truncated: pool {} holds {} bytes, {} left", i, p.length, r.left()));
+  p.before.resize(p.length);
+  r.bytes(p.before.data(), p.length, "a pool's bytes");
+  return p;
+}
+
 void check_references(const trace& t, const reader& r) {
   for (std::uint64_t i = 0; i < t.events.size(); ++i) {
     const event& e = t.events[i];
@@ -135,12 +166,13 @@ std::vector<std::uint8_t> encode(const trace& t) {
   w.u32(std::uint32_t(record_bytes));
   w.u64(t.events.size());
   w.u32(std::uint32_t(t.strings.size()));
-  w.u32(0);  // reserved
+  w.u32(std::uint32_t(t.pools.size()));
   for (const event& e : t.events) write_event(w, e);
   for (const std::string& s : t.strings) {
     w.u32(std::uint32_t(s.size()));
     w.bytes(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
   }
+  for (const pool_image& p : t.pools) write_pool(w, p);
   return w.take();
 }
 
@@ -156,7 +188,7 @@ trace decode(std::span<const std::uint8_t> bytes, std::string_view origin) {
   if (size != record_bytes) r.fail(12, fmt::format("records of {} bytes; version {} has {}", size, version, record_bytes));
   const std::uint64_t count = r.u64();
   const std::uint32_t nstrings = r.u32();
-  if (r.u32() != 0) r.fail(28, "reserved header field is not zero");
+  const std::uint32_t npools = r.u32();
   if (count > r.left() / record_bytes)
     r.fail(16, fmt::format("truncated: header announces {} events, but only {} bytes follow", count, r.left()));
 
@@ -171,7 +203,8 @@ trace decode(std::span<const std::uint8_t> bytes, std::string_view origin) {
     r.bytes(reinterpret_cast<std::uint8_t*>(s.data()), n, "a string");
     t.strings.push_back(std::move(s));
   }
-  if (r.left() != 0) r.fail(r.offset(), fmt::format("{} unexpected bytes after the string table", r.left()));
+  for (std::uint32_t i = 0; i < npools; ++i) t.pools.push_back(read_pool(r, i, count));
+  if (r.left() != 0) r.fail(r.offset(), fmt::format("{} unexpected bytes after the pool images", r.left()));
   check_references(t, r);
   return t;
 }

@@ -130,9 +130,29 @@ TEST(Images, RandomImagesAreDistinctAndDeterministicInTheSeed) {
 
 TEST(Images, StrategyNamesRoundTrip) {
   for (image_strategy s : {image_strategy::minimal, image_strategy::maximal, image_strategy::drop_one,
-                           image_strategy::random, image_strategy::exhaustive})
+                           image_strategy::random, image_strategy::exhaustive, image_strategy::pmreorder})
     EXPECT_EQ(parse_strategy(to_string(s)), s);
-  EXPECT_THROW(parse_strategy("pmreorder"), check_error);
+  EXPECT_THROW(parse_strategy("shuffle"), check_error);
+}
+
+TEST(Images, PmreorderTreatsAnyThreadsFenceAsGlobalAndDrawsUnclosedSubsetsAfterIt) {
+  trace_builder b;
+  const who a{0, 0, 0}, c{0, 1, 0};
+  const auto first = b.write(a, 0x1000, 8);
+  b.ofence(c);  // another block's fence: pmreorder takes it as a fence for everyone
+  const auto second = b.write(a, 0x2000, 8);
+  const auto third = b.write(a, 0x3000, 8);
+  const auto o = order_of(b.trace(), persist_model::sbrp);
+  const auto images = pmreorder_images(b.trace(), o, b.trace().events.size(), 16, 1);
+  EXPECT_GE(images.count, 2u);
+  EXPECT_FALSE(images.covers_all);
+  bool saw_third_without_second = false;
+  for (const store_set& image : images.images) {
+    EXPECT_TRUE(image.contains(o.nodes_of(first).first));  // before the "fence": always kept
+    saw_third_without_second |= image.contains(o.nodes_of(third).first) && !image.contains(o.nodes_of(second).first);
+  }
+  EXPECT_TRUE(saw_third_without_second);
+  EXPECT_THROW(make_images(o, crash_state_at(o, 1), {.strategy = image_strategy::pmreorder}), check_error);
 }
 
 }  // namespace

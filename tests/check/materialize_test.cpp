@@ -74,4 +74,32 @@ TEST(Materialize, SkipsOtherMappingsAndRejectsWhatItCannotMap) {
   EXPECT_NO_THROW(materialize_image(wide.trace(), ow, head, {base, 128}, original(128)));
 }
 
+TEST(MaterializePools, RebuildsEachFileFromItsFirstMappingAndTheStoresOfEveryMapping) {
+  // One file mapped twice at different addresses, a second file mapped later
+  // at the first one's old address.
+  trace_builder b;
+  auto& t = b.trace();
+  t.pools.push_back({"a.pool", base, 16, 0, 2, std::vector<std::uint8_t>(16, 0x11)});
+  b.host_write(base, 8, 0xa1);            // #0: a.pool offset 0
+  b.host_persist(base, 8);                // #1
+  t.pools.push_back({"a.pool", base + 4096, 16, 2, gpmx::trace::no_event, std::vector<std::uint8_t>(16, 0x77)});
+  t.pools.push_back({"b.pool", base, 8, 2, gpmx::trace::no_event, std::vector<std::uint8_t>(8, 0x22)});
+  b.host_write(base + 4096 + 8, 8, 0xa2);  // #2: a.pool offset 8, second mapping
+  b.host_write(base, 8, 0xb1);             // #3: b.pool offset 0
+  const auto o = order_of(t, persist_model::epoch);
+  const store_set all = crash_state_at(o, 4).issued;
+  const auto files = materialize_pools(t, o, all, 4);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].path, "a.pool");
+  EXPECT_EQ(files[0].bytes[0], std::byte{0xa1});
+  EXPECT_EQ(files[0].bytes[8], std::byte{0xa2});  // first mapping's bytes: 0x11, not the second's 0x77
+  EXPECT_EQ(files[1].path, "b.pool");
+  EXPECT_EQ(files[1].bytes[0], std::byte{0xb1});
+
+  store_set none = o.empty_set();
+  const auto at_start = materialize_pools(t, o, none, 1);
+  ASSERT_EQ(at_start.size(), 1u);  // b.pool was mapped after the crash
+  EXPECT_EQ(at_start[0].bytes[0], std::byte{0x11});
+}
+
 }  // namespace

@@ -59,7 +59,20 @@ class trace_builder {
     return push(e);
   }
 
+  // The host thread: a store, and pool::persist of [address, address + bytes).
+  static constexpr who host{gpmx::trace::host_launch, 0, 0};
+  std::uint64_t host_write(std::uint64_t address, std::uint64_t bytes, std::uint8_t fill = 0xcd) {
+    return write(host, address, bytes, fill);
+  }
+  std::uint64_t host_persist(std::uint64_t address, std::uint64_t bytes) {
+    event e = of(host, event_kind::host_persist, 0);
+    e.address = address;
+    e.bytes = bytes;
+    return push(e);
+  }
+
   const gpmx::trace::trace& trace() const { return t_; }
+  gpmx::trace::trace& trace() { return t_; }
 
  private:
   static event bare(event_kind k, std::uint32_t launch) {

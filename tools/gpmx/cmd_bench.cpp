@@ -87,6 +87,7 @@ void register_bench(CLI::App& app) {
   register_bench_pm(*bench);
   register_bench_workloads(*bench);
   register_bench_workload_checkpoints(*bench);
+  register_bench_check(*bench);
 }
 
 }  // namespace gpmx::cli

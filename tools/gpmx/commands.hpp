@@ -30,6 +30,10 @@ void register_litmus(CLI::App& app);
 void register_workload_commands(CLI::App& app);
 // Adds `gpmx trace W -o FILE` to app.
 void register_trace(CLI::App& app);
+// Adds `gpmx bench check` (the checker's figures) to the bench command.
+void register_bench_check(CLI::App& bench);
+// Adds `gpmx check` (the crash-consistency checker) to app.
+void register_check(CLI::App& app);
 // Adds `gpmx list` to app.
 void register_list(CLI::App& app);
 

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   register_workload_commands(app);
   register_list(app);
   register_trace(app);
+  register_check(app);
   register_demo(app);
   register_bench(app);
   register_litmus(app);

@@ -10,7 +10,7 @@
 namespace gpmx::check {
 
 // Just before every ordering operation (gpm_persist, ofence, dfence, prel,
-// pacq, barrier, kernel end) and at the end of the trace: between two
+// pacq, barrier, kernel end, host persist) and at the end of the trace: between two
 // ordering operations nothing becomes durable, so the position just before
 // the next one allows every image the positions in between allow.
 std::vector<std::uint64_t> ordering_crash_points(const trace::trace& t);

@@ -17,6 +17,10 @@ struct missing_order {
   std::string message;  // names both stores by file:line and the missing rule
 };
 
+// Where event `i` was made, for people: "file:line (event #i)"; host stores
+// and a kernel's unviewed stores say how they were found instead.
+std::string event_site(const trace::trace& t, std::uint64_t i);
+
 // At most `max_findings` explanations for `image` (a set of `order`):
 //  - t in the image, s not, s before t in one thread: the fence that would
 //    have ordered them is missing (an ofence under sbrp, a gpm_persist under

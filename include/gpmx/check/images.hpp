@@ -10,9 +10,10 @@
 
 namespace gpmx::check {
 
-enum class image_strategy : std::uint8_t { minimal, maximal, drop_one, random, exhaustive };
+// pmreorder is the baseline that knows no scopes (pmreorder_images below).
+enum class image_strategy : std::uint8_t { minimal, maximal, drop_one, random, exhaustive, pmreorder };
 
-// "minimal", "maximal", "drop-one", "random", "exhaustive".
+// "minimal", "maximal", "drop-one", "random", "exhaustive", "pmreorder".
 const char* to_string(image_strategy s);
 image_strategy parse_strategy(std::string_view name);  // throws check_error
 
@@ -32,7 +33,8 @@ struct image_set {
 
 image_set minimal_image(const persist_order& order, const crash_state& at);
 image_set maximal_image(const persist_order& order, const crash_state& at);
-// For each may-store s: the issued set without s and without every store pmo-after s.
+// For each may-store s: the issued set without s and without every store
+// pmo-after s. With more than `cap` may-stores, `cap` of them evenly spread.
 image_set drop_one_images(const persist_order& order, const crash_state& at, std::size_t cap);
 // Distinct images, each must ∪ a random subset of may (each store kept with a
 // probability drawn per image) closed under pmo; deterministic in the seed.
@@ -40,6 +42,16 @@ image_set random_images(const persist_order& order, const crash_state& at, std::
 // Every pmo-closed image, up to `cap` of them.
 image_set exhaustive_images(const persist_order& order, const crash_state& at, std::size_t cap);
 
+// The images of options.strategy; pmreorder needs the trace: see below.
 image_set make_images(const persist_order& order, const crash_state& at, const strategy_options& options);
+
+// A pmreorder-style baseline for comparison (PMDK's pmreorder, as its
+// documentation describes it: stores between two fences persist in any
+// subset, stores before the last fence are durable). It knows neither
+// threads nor scopes, so every ordering operation of any thread is a fence:
+// the stores issued before the last one before `position` are kept, and n
+// random subsets of the stores after it (no closure under pmo) are drawn.
+image_set pmreorder_images(const trace::trace& t, const persist_order& order, std::uint64_t position, std::size_t n,
+                           std::uint64_t seed);
 
 }  // namespace gpmx::check

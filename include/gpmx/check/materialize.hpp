@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "gpmx/check/persist_order.hpp"
@@ -11,9 +12,13 @@ namespace gpmx::check {
 
 // Where the pool was mapped in the traced process: trace addresses in
 // [base, base + length) are file offsets [0, length).
+// Only stores of events [first_event, end_event) count (an address range can
+// be mapped again later, to another file).
 struct pool_mapping {
   std::uint64_t base = 0;
   std::uint64_t length = 0;
+  std::uint64_t first_event = 0;
+  std::uint64_t end_event = never;
 };
 
 // The pool file after a crash that left `image`: `before` (the file before
@@ -25,4 +30,15 @@ struct pool_mapping {
 std::vector<std::byte> materialize_image(const trace::trace& t, const persist_order& order, const store_set& image,
                                          const pool_mapping& pool, std::span<const std::byte> before);
 
+// A pool file rebuilt from a trace's pool images (trace::pools).
+struct pool_file {
+  std::string path;  // as the traced program named it
+  std::vector<std::byte> bytes;
+};
+// Every file the trace mapped before `position`, after a crash there that
+// left `image`: its bytes when first mapped (extended with zeros to its
+// largest mapping) with the image's stores through each of its mappings
+// applied in trace order.
+std::vector<pool_file> materialize_pools(const trace::trace& t, const persist_order& order, const store_set& image,
+                                         std::uint64_t position);
 }  // namespace gpmx::check

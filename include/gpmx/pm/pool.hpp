@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpmx/exec/persist_domain.hpp"
+#include "gpmx/exec/source_loc.hpp"
 #include "gpmx/pm/errors.hpp"
 #include "gpmx/pm/view.hpp"
 
@@ -65,8 +66,9 @@ class region {
   // The pool, as the executor sees it.
   const persist_domain* domain() const;
   // Makes [data() + offset, + bytes) durable under the pool's setting.
-  void persist(std::uint64_t offset, std::uint64_t bytes) const;
-  void persist() const { persist(0, info_.size); }
+  // `loc` names the caller in trace-mode recordings (docs/trace.md).
+  void persist(std::uint64_t offset, std::uint64_t bytes, source_loc loc = source_loc::current()) const;
+  void persist(source_loc loc = source_loc::current()) const { persist(0, info_.size, loc); }
 
  private:
   pool* owner_;
@@ -93,8 +95,9 @@ class pool {
   std::vector<region_info> list() const;
   void remove_region(std::string_view name);
 
-  // Makes [p, p + bytes) durable under the pool's setting (p inside the mapping).
-  void persist(const void* p, std::uint64_t bytes) const;
+  // Makes [p, p + bytes) durable under the pool's setting (p inside the
+  // mapping). `loc` names the caller in trace-mode recordings.
+  void persist(const void* p, std::uint64_t bytes, source_loc loc = source_loc::current()) const;
   // Bytes persisted through this pool object so far (its PM write traffic).
   std::uint64_t bytes_persisted() const;
   // What PM views record stores against; persist_range is persist().

@@ -11,10 +11,14 @@
 
 namespace gpmx::trace {
 
+// host_persist is the model's H(x, n): pool::persist of [address, address +
+// bytes) by the host thread. Host stores are pm_write events of the host
+// thread (launch == host_launch); see recorder::watch_pool.
 enum class event_kind : std::uint8_t {
-  kernel_begin, kernel_end, pm_write, pm_read, gpm_persist, ofence, dfence, prel, pacq, barrier, atomic
+  kernel_begin, kernel_end, pm_write, pm_read, gpm_persist, ofence, dfence, prel, pacq, barrier, atomic,
+  host_persist
 };
-inline constexpr unsigned event_kind_count = 11;
+inline constexpr unsigned event_kind_count = 12;
 
 // The atomic operation of an `atomic` event.
 enum class atomic_op : std::uint8_t {
@@ -28,6 +32,11 @@ const char* to_string(atomic_op op);
 inline constexpr std::uint64_t no_event = ~std::uint64_t(0);
 inline constexpr std::uint32_t no_string = ~std::uint32_t(0);
 inline constexpr std::size_t max_value_bytes = 64;
+// The launch number of the host thread's events.
+inline constexpr std::uint32_t host_launch = ~std::uint32_t(0);
+// The block of stores a kernel made without a PM view (raw pointers, e.g.
+// the checkpoint copy's memcpy): found by comparing the pool at its end.
+inline constexpr std::uint64_t unviewed_block = ~std::uint64_t(0);
 
 struct event {
   event_kind kind = event_kind::kernel_begin;
@@ -57,9 +66,25 @@ void set_kernel_dims(event& e, dim3 grid, dim3 block);
 dim3 kernel_grid(const event& e);
 dim3 kernel_block(const event& e);
 
+inline bool is_host(const event& e) { return e.launch == host_launch; }
+
+// A pool file mapped while recording. Trace addresses in [base, base +
+// length) during events [first_event, end_event) are offsets into it.
+struct pool_image {
+  std::string path;
+  std::uint64_t base = 0;
+  std::uint64_t length = 0;
+  std::uint64_t first_event = 0;
+  std::uint64_t end_event = 0;
+  std::vector<std::uint8_t> before;  // the file's bytes when it was mapped
+
+  bool operator==(const pool_image&) const = default;
+};
+
 struct trace {
   std::vector<event> events;
   std::vector<std::string> strings;  // named by event::text
+  std::vector<pool_image> pools;     // in the order they were mapped
 
   // The string an event names, or "" when it names none.
   const std::string& text_of(const event& e) const;

@@ -1,9 +1,11 @@
 #pragma once
 // Collects the events of trace-mode launches. The cpu executor appends to it
 // from its single worker thread (schedule::trace), so it needs no locking.
+#include <atomic>
 #include <cstdint>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "gpmx/exec/source_loc.hpp"
 #include "gpmx/trace/event.hpp"
@@ -31,14 +33,43 @@ class recorder {
   // the flag if that was a prel of the same value, else no_event.
   std::uint64_t release_read(std::uint64_t flag, std::uint64_t value) const;
 
+  // The host thread (recorder_host.cpp). Host code stores to PM through
+  // raw pointers, so a watched pool keeps a shadow copy and every host
+  // persist, launch and unwatch compares the mapping with it: the bytes that
+  // changed become host pm_write events. A mapping's bytes when watched
+  // become its pool_image::before.
+  void watch_pool(const void* base, std::uint64_t length, std::string_view path);
+  void unwatch_pool(const void* base);  // unknown bases are ignored
+  // Records what is pending and forgets every watched pool (they stay mapped).
+  void stop_watching();
+  // pool::persist of [p, p + bytes) by the host, recorded as host_persist
+  // after the host stores found before it. Inside a launch it is a kernel
+  // persisting through the pool (the checkpoint copy): the launch's end
+  // covers it, so nothing is recorded.
+  void host_persist(const void* p, std::uint64_t bytes, const source_loc& loc);
+
   std::uint32_t intern(std::string_view s);
   const trace& recorded() const { return trace_; }
-  // Hands the trace over and starts an empty one.
+  // Hands the trace over (after recording the host stores still pending)
+  // and starts an empty one; watched pools stay watched.
   trace take();
 
  private:
+  struct watched_pool {
+    std::size_t image = 0;  // index into trace_.pools
+    const std::uint8_t* base = nullptr;
+    std::uint64_t length = 0;
+    std::vector<std::uint8_t> shadow;  // the bytes as the trace knows them
+  };
+
   std::uint32_t intern_file(const char* file);
   void note_flag_write(std::uint64_t address, std::uint64_t index);
+  // Records every byte of a watched pool that differs from its shadow as
+  // stores of `as` (host or unviewed kernel stores) and updates the shadow.
+  void record_changes(const event& as);
+  void record_changes(watched_pool& w, const event& as);
+  // Copies the bytes the launch's recorded stores wrote into the shadows.
+  void absorb_kernel_stores();
 
   trace trace_;
   std::uint32_t launches_ = 0;
@@ -46,6 +77,16 @@ class recorder {
   std::unordered_map<std::uint64_t, std::uint64_t> last_flag_write_;  // flag address -> event
   std::unordered_map<const char*, std::uint32_t> file_ids_;           // by pointer, a cache
   std::unordered_map<std::string, std::uint32_t> string_ids_;
+  std::vector<watched_pool> watched_;
+  bool in_kernel_ = false;
+  std::uint64_t launch_first_event_ = 0;
+  std::uint64_t host_po_ = 0;
 };
+
+// The recorder pools report mappings and host persists to, or null. A cpu
+// executor built with schedule::trace and a recorder installs it for its
+// lifetime, so pools opened while it exists are watched.
+recorder* host_recorder();
+void set_host_recorder(recorder* r);
 
 }  // namespace gpmx::trace

@@ -14,7 +14,7 @@
 namespace gpmx::trace {
 
 inline constexpr char file_magic[8] = {'G', 'P', 'M', 'X', 'T', 'R', 'C', '\0'};
-inline constexpr std::uint32_t file_version = 1;
+inline constexpr std::uint32_t file_version = 2;  // 2: pool images and host events
 inline constexpr std::size_t header_bytes = 32;
 inline constexpr std::size_t record_bytes = 144;
 

@@ -1,0 +1,270 @@
+#include "checker/check_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <unordered_set>
+
+#include "gpmx/check/crash_point.hpp"
+#include "gpmx/check/materialize.hpp"
+#include "gpmx/check/persist_order.hpp"
+
+namespace gpmx::apps {
+namespace {
+
+namespace fs = std::filesystem;
+using check::crash_state;
+using check::persist_order;
+using check::store_set;
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::uint64_t hash_set(const store_set& s) {
+  std::uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (std::uint64_t w : s.words()) h = (h ^ w) * 0x100000001b3ull + (h >> 29);
+  return h;
+}
+
+// Crash points from the first launch on: the set-up before it (creating the
+// files, writing the parameters) has nothing to recover yet.
+std::vector<std::uint64_t> crash_positions(const trace::trace& t, const check_options& o, std::size_t& total) {
+  std::vector<std::uint64_t> all =
+      o.every_n ? check::every_n_crash_points(t, o.every_n) : check::ordering_crash_points(t);
+  std::uint64_t first_launch = 0;
+  for (std::uint64_t i = 0; i < t.events.size(); ++i)
+    if (t.events[i].kind == trace::event_kind::kernel_begin) {
+      first_launch = i;
+      break;
+    }
+  std::erase_if(all, [&](std::uint64_t p) { return p < first_launch; });
+  total = all.size();
+  if (o.max_crash_points == 0 || all.size() <= o.max_crash_points) return all;
+  std::vector<std::uint64_t> some;
+  for (std::size_t k = 0; k < o.max_crash_points; ++k)
+    some.push_back(all[k * all.size() / o.max_crash_points]);
+  some.back() = all.back();  // always the end of the run
+  return some;
+}
+
+std::string crash_site(const trace::trace& t, std::uint64_t position) {
+  if (position >= t.events.size()) return "at the end of the run";
+  const trace::event& e = t.events[position];
+  if (e.kind == trace::event_kind::kernel_end)
+    return fmt::format("just before the end of kernel '{}' (event #{})", t.text_of(e), position);
+  return fmt::format("just before the {} at {}", trace::to_string(e.kind), check::event_site(t, position));
+}
+
+// The file:line pairs that make two failures one cause.
+std::string cause_key(const trace::trace& t, const check::missing_order& m) {
+  auto site = [&](std::uint64_t i) {
+    if (i == trace::no_event) return std::string("-");
+    const trace::event& e = t.events[i];
+    return fmt::format("{}:{}:{}", t.text_of(e), e.line, trace::is_host(e) ? "h" : "");
+  };
+  return fmt::format("{}|{}|{}|{}", m.scoped_persistency_bug, site(m.persisted_event), site(m.lost_event),
+                     site(m.release_event));
+}
+
+// Files of the traced program's directory that are not pools: copied as they are.
+std::vector<fs::path> other_files(const fs::path& root, const trace::trace& t) {
+  std::vector<fs::path> out;
+  if (root.empty() || !fs::is_directory(root)) return out;
+  std::unordered_set<std::string> pools;
+  for (const trace::pool_image& p : t.pools) pools.insert(fs::absolute(p.path).lexically_normal().string());
+  for (const auto& entry : fs::recursive_directory_iterator(root))
+    if (entry.is_regular_file() && !pools.contains(fs::absolute(entry.path()).lexically_normal().string()))
+      out.push_back(entry.path().lexically_relative(root));
+  return out;
+}
+
+class checker {
+ public:
+  checker(const trace::trace& t, const image_target& target, const check_options& o)
+      : t_(t), o_(o), jobs_(target, o.jobs, o.timeout_s), root_(fs::absolute(o.root).lexically_normal()) {}
+
+  check_report run() {
+    const auto t0 = std::chrono::steady_clock::now();
+    t0_ = t0;
+    order_ = std::make_unique<persist_order>(t_, check::order_options{o_.model, o_.granularity});
+    if (o_.model == check::persist_model::sbrp)
+      promoted_ = std::make_unique<persist_order>(
+          t_, check::order_options{check::persist_model::sbrp_promoted, o_.granularity});
+    r_.model = check::to_string(o_.model);
+    r_.strategy = check::to_string(o_.strategy.strategy);
+    r_.events = t_.events.size();
+    r_.granule_stores = order_->size();
+    copies_ = other_files(root_, t_);
+    const std::vector<std::uint64_t> positions = crash_positions(t_, o_, r_.crash_points_total);
+    r_.crash_points = positions.size();
+    if (positions.size() < r_.crash_points_total) r_.complete = r_.covers_all = false;
+    for (unsigned s = 0; s < jobs_.capacity(); ++s) free_slots_.push_back(s);
+
+    constexpr std::size_t chunk = 256;  // crash states held at once
+    for (std::size_t at = 0; at < positions.size() && !stopped(); at += chunk) {
+      const std::vector<std::uint64_t> some(positions.begin() + std::ptrdiff_t(at),
+                                            positions.begin() + std::ptrdiff_t(std::min(positions.size(), at + chunk)));
+      std::vector<crash_state> states = check::crash_states(*order_, some);
+      for (std::size_t k = 0; k < states.size() && !stopped(); ++k) {
+        check_crash_point(states[k], positions.size() - (at + k));
+        if (o_.progress) o_.progress(double(at + k + 1) / double(positions.size()));
+      }
+    }
+    while (auto f = jobs_.next()) finish(*f);
+    if (stopped()) r_.complete = r_.covers_all = false;
+    r_.seconds = since(t0);
+    return std::move(r_);
+  }
+
+ private:
+  struct pending {
+    store_set image;
+    std::uint64_t position = 0;
+    unsigned slot = 0;
+    std::size_t kept = 0;  // may-stores kept
+  };
+
+  // The strategy's images at `at`, within this crash point's share of the budget.
+  void check_crash_point(const crash_state& at, std::size_t crash_points_left) {
+    check::strategy_options s = o_.strategy;
+    if (o_.max_images) {
+      const std::size_t left = o_.max_images > r_.images ? o_.max_images - r_.images : 0;
+      const std::size_t share = std::max<std::size_t>(1, (left + crash_points_left - 1) / crash_points_left);
+      s.cap = std::min(s.cap, share);
+      s.random_images = std::min(s.random_images, share);
+    }
+    check::image_set images = s.strategy == check::image_strategy::pmreorder
+                                  ? check::pmreorder_images(t_, *order_, at.position, s.random_images, s.seed)
+                                  : check::make_images(*order_, at, s);
+    if (images.images.empty()) images = check::minimal_image(*order_, at);  // no may-store: the one image there is
+    r_.complete = r_.complete && images.complete;
+    r_.covers_all = r_.covers_all && images.covers_all;
+    for (const store_set& image : images.images) {
+      if (stopped()) return;
+      if (!seen_.insert(hash_set(image)).second) {
+        ++r_.duplicate_images;
+        continue;
+      }
+      while (free_slots_.empty()) finish(*jobs_.next());
+      const unsigned slot = free_slots_.back();
+      free_slots_.pop_back();
+      store_set kept = image;
+      kept.subtract(at.must);
+      const std::uint64_t tag = next_tag_++;
+      const pending& p = pending_.emplace(tag, pending{image, at.position, slot, kept.count()}).first->second;
+      jobs_.start(tag, [&] { return write_image(p.slot, p.image, p.position); });
+      ++r_.images;
+    }
+  }
+
+  fs::path write_image(unsigned slot, const store_set& image, std::uint64_t position) {
+    const fs::path dir = o_.work_dir / fmt::format("image-{}", slot);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const fs::path& rel : copies_) {
+      fs::create_directories((dir / rel).parent_path());
+      fs::copy_file(root_ / rel, dir / rel);
+    }
+    for (const check::pool_file& f : check::materialize_pools(t_, *order_, image, position)) {
+      const fs::path rel = fs::absolute(f.path).lexically_normal().lexically_relative(root_);
+      if (rel.empty() || *rel.begin() == "..")
+        throw check::check_error(fmt::format("pool file '{}' lies outside the directory '{}' being checked", f.path,
+                                             root_.string()));
+      fs::create_directories((dir / rel).parent_path());
+      std::ofstream out(dir / rel, std::ios::binary | std::ios::trunc);
+      out.write(reinterpret_cast<const char*>(f.bytes.data()), std::streamsize(f.bytes.size()));
+      if (!out) throw std::runtime_error(fmt::format("cannot write the image file '{}'", (dir / rel).string()));
+    }
+    return dir;
+  }
+
+  void finish(const image_jobs::finished& f) {
+    auto it = pending_.find(f.tag);
+    pending p = std::move(it->second);
+    pending_.erase(it);
+    free_slots_.push_back(p.slot);
+    if (f.verdict.ok) return;
+    ++r_.failed_images;
+    record_failure(p, f.verdict.detail);
+  }
+
+  void record_failure(const pending& p, const std::string& verdict) {
+    const std::vector<check::missing_order> why = check::explain_image(t_, *order_, p.image, 4);
+    const bool scoped = promoted_ && !promoted_->is_closed(p.image);
+    std::string key, cause;
+    if (!why.empty()) {
+      key = cause_key(t_, why.front());
+      cause = why.front().message;
+    } else {
+      key = "unexplained|" + crash_site(t_, p.position);
+      cause = "no missing rule found: every store this image lost is allowed to be lost under " + r_.model +
+              "; recovery or the check is wrong for an allowed image";
+    }
+    const store_set issued = issued_at(p.position);
+    store_set lost = issued;
+    lost.subtract(p.image);
+    auto [it, added] = by_cause_.try_emplace(key, r_.failures.size());
+    if (added) {
+      r_.failures.emplace_back();
+      r_.failures.back().cause = cause;
+      r_.failures.back().found_after_s = since(t0_);
+      r_.failures.back().found_after_images = r_.images;
+    }
+    check_failure& f = r_.failures[it->second];
+    ++f.images;
+    const std::size_t lost_count = lost.count();
+    if (!added && std::tie(lost_count, p.position) >= std::tie(f.lost_count, f.position)) return;
+    f.scoped_persistency_bug = scoped || (!why.empty() && why.front().scoped_persistency_bug);
+    f.position = p.position;
+    f.crash_at = crash_site(t_, p.position);
+    f.verdict = verdict;
+    f.why.clear();
+    for (const check::missing_order& m : why) f.why.push_back(m.message);
+    if (!why.empty()) f.cause = why.front().message;
+    f.lost_count = lost_count;
+    f.kept_count = p.kept;
+    f.lost.clear();
+    std::uint64_t last = trace::no_event;
+    lost.for_each([&](std::size_t id) {
+      const std::uint64_t e = order_->node(id).event;
+      if (e != last && f.lost.size() < 5) f.lost.push_back(check::event_site(t_, e));
+      last = e;
+    });
+  }
+
+  bool stopped() const { return o_.stop_at_first && r_.failed_images > 0; }
+
+  store_set issued_at(std::uint64_t position) const {
+    store_set s = order_->empty_set();
+    s.insert_prefix(order_->issued_before(position));
+    return s;
+  }
+
+  const trace::trace& t_;
+  const check_options& o_;
+  image_jobs jobs_;
+  fs::path root_;
+  std::unique_ptr<persist_order> order_, promoted_;
+  std::vector<fs::path> copies_;
+  std::vector<unsigned> free_slots_;
+  std::map<std::uint64_t, pending> pending_;
+  std::unordered_set<std::uint64_t> seen_;
+  std::map<std::string, std::size_t> by_cause_;
+  std::uint64_t next_tag_ = 0;
+  std::chrono::steady_clock::time_point t0_;
+  check_report r_;
+};
+
+}  // namespace
+
+check_report check_trace(const trace::trace& t, const image_target& target, const check_options& options) {
+  if (options.work_dir.empty()) throw check::check_error("check: no scratch directory for the images was given");
+  return checker(t, target, options).run();
+}
+
+}  // namespace gpmx::apps

@@ -1,0 +1,73 @@
+#pragma once
+// Checks a trace for crash-consistency (docs/check.md): for every crash
+// point, the images a strategy picks among those the persistency model
+// allows are materialized as pool files, and the program's recovery and
+// consistency check run on each (image_jobs). Failures with the same cause
+// are reported once, with the smallest image that shows it.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "checker/image_jobs.hpp"
+#include "gpmx/check/explain.hpp"
+#include "gpmx/check/images.hpp"
+#include "gpmx/check/model.hpp"
+#include "gpmx/trace/event.hpp"
+
+namespace gpmx::apps {
+
+struct check_options {
+  check::persist_model model = check::persist_model::sbrp;
+  check::strategy_options strategy;  // strategy; cap (drop-one, exhaustive) or count (random) per crash point
+  std::uint32_t granularity = 8;
+  std::uint64_t every_n = 0;         // crash every N events instead of before each ordering operation
+  std::size_t max_crash_points = 0;  // 0: all; else that many, evenly spread
+  // Images in all (0: no limit). The crash points still to check share what
+  // is left evenly, so a long trace gets fewer images per crash point
+  // rather than losing its last crash points.
+  std::size_t max_images = 0;
+  bool stop_at_first = false;        // end at the first failing image (time to find a bug)
+  unsigned jobs = 1;                 // images checked at once
+  double timeout_s = 60;             // per image
+  std::filesystem::path work_dir;    // scratch space for materialized images
+  // Where the traced program's files lived: pool paths are taken relative to
+  // it, and every other file in it is copied into each image's directory.
+  std::filesystem::path root;
+  std::function<void(double fraction_done)> progress = {};
+};
+
+struct check_failure {
+  std::string cause;                // one line: the missing rule, or the verdict when none is known
+  bool scoped_persistency_bug = false;
+  std::uint64_t position = 0;       // crash point of the smallest image
+  std::string crash_at;             // "just before <event> at file:line (event #N)"
+  std::string verdict;              // what recovery or the check said about it
+  std::vector<std::string> why;     // explanations of the smallest image (file:line of both stores)
+  std::vector<std::string> lost;    // stores the smallest image left out, first few
+  std::size_t lost_count = 0;
+  std::size_t kept_count = 0;       // may-stores the smallest image kept
+  std::size_t images = 0;           // failing images with this cause
+  double found_after_s = 0;         // seconds from the start until the first image with this cause failed
+  std::size_t found_after_images = 0;
+};
+
+struct check_report {
+  std::string model, strategy;
+  std::uint64_t events = 0;
+  std::size_t granule_stores = 0;
+  std::size_t crash_points = 0;       // checked
+  std::size_t crash_points_total = 0; // before sampling
+  std::size_t images = 0;             // distinct images checked
+  std::size_t duplicate_images = 0;   // skipped: already checked at another crash point
+  std::size_t failed_images = 0;
+  bool complete = true;               // no cap cut a strategy short and every crash point was checked
+  bool covers_all = true;             // every allowed image of every checked crash point was checked
+  std::vector<check_failure> failures;  // one per cause, in order found
+  double seconds = 0;
+};
+
+check_report check_trace(const trace::trace& t, const image_target& target, const check_options& options);
+
+}  // namespace gpmx::apps

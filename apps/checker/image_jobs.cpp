@@ -1,0 +1,147 @@
+#include "checker/image_jobs.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace gpmx::apps {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void write_all(int fd, const std::string& s) {
+  std::size_t at = 0;
+  while (at < s.size()) {
+    const ssize_t w = ::write(fd, s.data() + at, s.size() - at);
+    if (w <= 0) return;
+    at += std::size_t(w);
+  }
+}
+
+// The child: silence its output (recovery may print), run the target, send
+// 'O' or 'F' and the detail.
+[[noreturn]] void child_main(int fd, const image_target& target,
+                             const std::function<std::filesystem::path()>& prepare) {
+  const int null = ::open("/dev/null", O_WRONLY);
+  if (null >= 0) {
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+  }
+  std::string msg;
+  std::filesystem::path dir;
+  try {
+    dir = prepare();
+  } catch (const std::exception& e) {
+    write_all(fd, std::string("Xcould not write the image: ") + e.what());
+    ::_exit(0);
+  }
+  try {
+    const image_verdict v = target(dir);
+    msg = (v.ok ? "O" : "F") + v.detail;
+  } catch (const std::exception& e) {
+    msg = std::string("F") + "recovery or the check threw: " + e.what();
+  } catch (...) {
+    msg = "Frecovery or the check threw a non-standard exception";
+  }
+  write_all(fd, msg.substr(0, 4000));
+  ::_exit(0);
+}
+
+}  // namespace
+
+image_jobs::image_jobs(image_target target, unsigned jobs, double timeout_s)
+    : target_(std::move(target)), jobs_(std::max(jobs, 1u)), timeout_s_(timeout_s) {}
+
+image_jobs::~image_jobs() {
+  for (child& c : children_) {
+    ::kill(c.pid, SIGKILL);
+    ::waitpid(c.pid, nullptr, 0);
+    ::close(c.fd);
+  }
+}
+
+void image_jobs::start(std::uint64_t tag, const std::function<std::filesystem::path()>& prepare) {
+  if (children_.size() >= jobs_) throw std::logic_error("image_jobs::start: every slot is busy");
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(fmt::format("cannot fork a child to check an image: {}", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    child_main(fds[1], target_, prepare);
+  }
+  ::close(fds[1]);
+  ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  children_.push_back({pid, fds[0], tag, now_s(), {}});
+}
+
+std::optional<image_jobs::finished> image_jobs::next() {
+  while (!children_.empty()) {
+    std::vector<pollfd> fds;
+    double soonest = 1e300;
+    for (const child& c : children_) {
+      fds.push_back({c.fd, POLLIN, 0});
+      soonest = std::min(soonest, c.started + timeout_s_);
+    }
+    const int wait_ms = int(std::clamp((soonest - now_s()) * 1000.0, 0.0, 1000.0)) + 1;
+    if (::poll(fds.data(), fds.size(), wait_ms) < 0 && errno != EINTR)
+      throw std::runtime_error(fmt::format("poll on image checks failed: {}", std::strerror(errno)));
+    for (std::size_t i = 0; i < children_.size(); ++i) {
+      child& c = children_[i];
+      char buf[4096];
+      for (;;) {
+        const ssize_t n = ::read(c.fd, buf, sizeof buf);
+        if (n > 0) {
+          c.message.append(buf, std::size_t(n));
+          continue;
+        }
+        if (n == 0) return reap(i, false);  // the child closed its end: it has exited or is exiting
+        break;                              // EAGAIN: nothing more yet
+      }
+      if (now_s() > c.started + timeout_s_) return reap(i, true);
+    }
+  }
+  return std::nullopt;
+}
+
+image_jobs::finished image_jobs::reap(std::size_t index, bool timed_out) {
+  child c = children_[index];
+  children_.erase(children_.begin() + std::ptrdiff_t(index));
+  if (timed_out) ::kill(c.pid, SIGKILL);
+  int status = 0;
+  ::waitpid(c.pid, &status, 0);
+  ::close(c.fd);
+  finished f;
+  f.tag = c.tag;
+  if (timed_out) {
+    f.verdict = {false, fmt::format("recovery and the check did not finish within {} s", timeout_s_)};
+  } else if (WIFSIGNALED(status)) {
+    f.verdict = {false, fmt::format("recovery or the check died of signal {} ({})", WTERMSIG(status),
+                                    strsignal(WTERMSIG(status)))};
+  } else if (c.message.empty()) {
+    f.verdict = {false, "recovery or the check exited without a verdict"};
+  } else if (c.message[0] == 'X') {  // not the image's fault: the check itself cannot go on
+    throw std::runtime_error(c.message.substr(1));
+  } else {
+    f.verdict = {c.message[0] == 'O', c.message.substr(1)};
+  }
+  return f;
+}
+
+}  // namespace gpmx::apps

@@ -1,0 +1,30 @@
+#include "checker/workload_check.hpp"
+
+#include "gpmx/trace/recorder.hpp"
+
+namespace gpmx::apps {
+
+trace::trace trace_workload(workload& w, const params& p, style s, const std::string& bug, std::uint64_t seed,
+                            const std::filesystem::path& dir) {
+  trace::recorder rec;
+  {
+    cpu::executor ex({.policy = cpu::schedule::trace, .seed = seed, .recorder = &rec});
+    env e{ex, dir, pm::durability::none};
+    e.bug = bug;
+    (void)w.run(e, p, s);
+  }
+  return rec.take();
+}
+
+image_target workload_target(workload& w) {
+  return [&w](const std::filesystem::path& dir) {
+    cpu::executor ex({.workers = 1});
+    const env e{ex, dir, pm::durability::none};
+    const recover_report rec = w.recover(e);
+    const verify_report v = w.verify(e);
+    if (v.ok) return image_verdict{true, rec.what};
+    return image_verdict{false, "recovery: " + rec.what + "; verify: " + v.detail};
+  };
+}
+
+}  // namespace gpmx::apps

@@ -1,0 +1,24 @@
+#pragma once
+// A workload as the checker sees it: one traced run (trace schedule, one OS
+// thread, durability none) and, for each crash image, its own recovery and
+// verification.
+#include <filesystem>
+
+#include "checker/image_jobs.hpp"
+#include "common/workload.hpp"
+#include "gpmx/trace/event.hpp"
+
+namespace gpmx::apps {
+
+// Runs w in `dir` (replaced) with the given parameters, style and seeded
+// bug (empty: none) under the trace schedule and returns the trace, with
+// the host's stores and persists and the pool images.
+trace::trace trace_workload(workload& w, const params& p, style s, const std::string& bug, std::uint64_t seed,
+                            const std::filesystem::path& dir);
+
+// Recovery then verification of w on an image's directory, with one worker
+// and durability none. A verification that fails, or a recovery that
+// throws, fails the image.
+image_target workload_target(workload& w);
+
+}  // namespace gpmx::apps

@@ -1,0 +1,110 @@
+// The host thread's part of a trace: pools mapped while recording, the host
+// stores found by comparing each pool with a shadow copy, host persists, and
+// the stores a kernel made without a PM view.
+#include <algorithm>
+#include <cstring>
+
+#include "gpmx/trace/recorder.hpp"
+
+namespace gpmx::trace {
+namespace {
+
+std::atomic<recorder*> installed{nullptr};
+
+// Compared page by page: most of a pool is unchanged between two host
+// persists, and memcmp of a page is far cheaper than a byte loop.
+constexpr std::uint64_t page_bytes = 4096;
+
+}  // namespace
+
+recorder* host_recorder() { return installed.load(std::memory_order_acquire); }
+void set_host_recorder(recorder* r) { installed.store(r, std::memory_order_release); }
+
+void recorder::watch_pool(const void* base, std::uint64_t length, std::string_view path) {
+  const auto* b = static_cast<const std::uint8_t*>(base);
+  pool_image image;
+  image.path = std::string(path);
+  image.base = reinterpret_cast<std::uintptr_t>(base);
+  image.length = length;
+  image.first_event = trace_.events.size();
+  image.end_event = no_event;  // set when it is unwatched
+  image.before.assign(b, b + length);
+  watched_.push_back({trace_.pools.size(), b, length, image.before});
+  trace_.pools.push_back(std::move(image));
+}
+
+void recorder::unwatch_pool(const void* base) {
+  const auto it = std::find_if(watched_.begin(), watched_.end(),
+                               [base](const watched_pool& w) { return w.base == base; });
+  if (it == watched_.end()) return;
+  event as;
+  as.launch = host_launch;
+  as.text = intern("the pool's unmapping");
+  record_changes(*it, as);
+  trace_.pools[it->image].end_event = trace_.events.size();
+  watched_.erase(it);
+}
+
+void recorder::stop_watching() {
+  while (!watched_.empty()) unwatch_pool(watched_.back().base);
+}
+
+void recorder::host_persist(const void* p, std::uint64_t bytes, const source_loc& loc) {
+  if (in_kernel_) return;
+  event as;
+  as.launch = host_launch;
+  as.text = intern_file(loc.file_name());
+  as.line = loc.line();
+  record_changes(as);
+  event e = as;
+  e.kind = event_kind::host_persist;
+  e.address = reinterpret_cast<std::uintptr_t>(p);
+  e.bytes = bytes;
+  e.po = host_po_++;
+  trace_.events.push_back(e);
+}
+
+void recorder::record_changes(const event& as) {
+  for (watched_pool& w : watched_) record_changes(w, as);
+}
+
+void recorder::record_changes(watched_pool& w, const event& as) {
+  for (std::uint64_t page = 0; page < w.length; page += page_bytes) {
+    const std::uint64_t end = std::min(w.length, page + page_bytes);
+    if (std::memcmp(w.base + page, w.shadow.data() + page, end - page) == 0) continue;
+    for (std::uint64_t at = page; at < end;) {
+      if (w.base[at] == w.shadow[at]) {
+        ++at;
+        continue;
+      }
+      // A run of changed bytes, cut into stores of at most max_value_bytes.
+      std::uint64_t stop = at;
+      while (stop < end && stop - at < max_value_bytes && w.base[stop] != w.shadow[stop]) ++stop;
+      event e = as;
+      e.kind = event_kind::pm_write;
+      e.address = reinterpret_cast<std::uintptr_t>(w.base) + at;
+      e.bytes = stop - at;
+      e.value_bytes = std::uint8_t(stop - at);
+      std::memcpy(e.data.data(), w.base + at, stop - at);
+      std::memcpy(w.shadow.data() + at, w.base + at, stop - at);
+      e.po = as.launch == host_launch ? host_po_++ : next_po_[unviewed_block]++;
+      trace_.events.push_back(e);
+      at = stop;
+    }
+  }
+}
+
+void recorder::absorb_kernel_stores() {
+  for (std::uint64_t i = launch_first_event_; i < trace_.events.size(); ++i) {
+    const event& e = trace_.events[i];
+    if (e.kind != event_kind::pm_write) continue;
+    for (watched_pool& w : watched_) {
+      const auto base = reinterpret_cast<std::uintptr_t>(w.base);
+      if (e.address < base || e.address + e.bytes > base + w.length) continue;
+      const std::uint64_t off = e.address - base;
+      std::memcpy(w.shadow.data() + off, w.base + off, e.bytes);
+    }
+  }
+}
+
+}  // namespace gpmx::trace

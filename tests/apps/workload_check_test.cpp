@@ -1,0 +1,129 @@
+// The checker on the real workloads: no failure on the correct code under
+// every model it is written for, and every seeded bug found under the model
+// it violates (a scoped one reported as scoped, and gone under
+// sbrp-promoted). Budgets are small so that the suite stays quick; the
+// full searches are `gpmx check` runs (docs/check.md).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <filesystem>
+#include <ostream>
+#include <string>
+
+#include "checker/check_run.hpp"
+#include "checker/workload_check.hpp"
+#include "common/registry.hpp"
+
+namespace {
+
+using namespace gpmx;
+namespace fs = std::filesystem;
+
+struct scratch {
+  fs::path dir;
+  explicit scratch(const std::string& name)
+      : dir(fs::temp_directory_path() / ("gpmx-check-" + std::to_string(::getpid()) + "-" + name)) {
+    fs::remove_all(dir);
+  }
+  ~scratch() { fs::remove_all(dir); }
+};
+
+apps::check_report check(const std::string& workload, apps::style s, check::persist_model m, const std::string& bug,
+                         std::size_t max_images, bool stop_at_first) {
+  apps::workload& w = apps::find_workload(workload);
+  scratch sc(workload + "-" + (bug.empty() ? "ok" : bug) + "-" + check::to_string(m));
+  apps::check_options o;
+  o.model = m;
+  o.max_images = max_images;
+  o.stop_at_first = stop_at_first;
+  o.jobs = 2;
+  o.root = sc.dir / "traced";
+  o.work_dir = sc.dir / "images";
+  const trace::trace t = apps::trace_workload(w, apps::resolve_params(w, w.small_params()), s, bug, 1, o.root);
+  return apps::check_trace(t, apps::workload_target(w), o);
+}
+
+std::string first_cause(const apps::check_report& r) {
+  return r.failures.empty() ? std::string("none") : r.failures.front().cause + " / " + r.failures.front().verdict;
+}
+
+struct correct_case {
+  std::string workload;
+  apps::style s;
+  check::persist_model m;
+};
+
+void PrintTo(const correct_case& c, std::ostream* os) {
+  *os << c.workload << " " << apps::to_string(c.s) << " style under " << check::to_string(c.m);
+}
+
+class CorrectWorkloads : public testing::TestWithParam<correct_case> {};
+
+TEST_P(CorrectWorkloads, ReportNoFailure) {
+  const correct_case& c = GetParam();
+  const apps::check_report r = check(c.workload, c.s, c.m, "", 300, false);
+  EXPECT_GT(r.images, 0u);
+  EXPECT_EQ(r.failed_images, 0u) << first_cause(r);
+}
+
+std::vector<correct_case> correct_cases() {
+  using check::persist_model;
+  std::vector<correct_case> out;
+  for (const auto& w : apps::all_workloads()) {
+    const std::string n(w->name());
+    out.push_back({n, apps::style::epoch, persist_model::epoch});
+    out.push_back({n, apps::style::sbrp, persist_model::sbrp});
+    out.push_back({n, apps::style::sbrp, persist_model::sbrp_promoted});
+    out.push_back({n, apps::style::epoch, persist_model::strict});
+  }
+  return out;
+}
+
+// gtest names: letters, digits and underscores only.
+std::string identifier(std::string n) {
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+}
+
+std::string case_name(const testing::TestParamInfo<correct_case>& info) {
+  return identifier(info.param.workload + "_" + std::string(apps::to_string(info.param.s)) + "_under_" +
+                    check::to_string(info.param.m));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModels, CorrectWorkloads, testing::ValuesIn(correct_cases()), case_name);
+
+struct bug_case {
+  std::string workload;
+  apps::seeded_bug bug;
+};
+
+void PrintTo(const bug_case& c, std::ostream* os) { *os << c.workload << " --bug " << c.bug.name; }
+
+class SeededBugs : public testing::TestWithParam<bug_case> {};
+
+TEST_P(SeededBugs, AreFoundUnderTheModelTheyViolate) {
+  const bug_case& c = GetParam();
+  const apps::check_report r =
+      check(c.workload, c.bug.s, check::parse_model(c.bug.model), c.bug.name, 20000, true);
+  ASSERT_FALSE(r.failures.empty()) << c.workload << " --bug " << c.bug.name << ": no failing image in " << r.images;
+  EXPECT_FALSE(r.failures.front().crash_at.empty());
+  EXPECT_FALSE(r.failures.front().verdict.empty());
+}
+
+std::vector<bug_case> bug_cases() {
+  std::vector<bug_case> out;
+  for (const auto& w : apps::all_workloads())
+    for (const apps::seeded_bug& b : w->seeded_bugs()) out.push_back({std::string(w->name()), b});
+  return out;
+}
+
+std::string bug_name(const testing::TestParamInfo<bug_case>& info) {
+  return identifier(info.param.workload + "_" + info.param.bug.name);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryWorkload, SeededBugs, testing::ValuesIn(bug_cases()), bug_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SeededBugs);
+
+}  // namespace

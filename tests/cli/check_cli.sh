@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# gpmx check end to end: a correct workload passes (0), a seeded bug is
+# found (1) with its report, a trace file is checked with an outside
+# command (0, and 1 when the command fails), bad arguments give 2.
+set -u
+gpmx="$1"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+failures=0
+
+expect() {  # expect STATUS COMMAND...
+  local want="$1"; shift
+  "$@" > out.txt 2> err.txt
+  local got=$?
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: '$*' exited $got, expected $want"; cat out.txt err.txt
+    failures=$((failures + 1))
+  fi
+}
+has() {  # has TEXT: out.txt contains TEXT
+  grep -q -- "$1" out.txt || { echo "FAIL: no '$1' in the output"; cat out.txt; failures=$((failures + 1)); }
+}
+
+expect 0 "$gpmx" check reduction --style sbrp --max-images 200 --json
+has '"failed_images": 0'
+expect 0 "$gpmx" check multiqueue --model strict --max-images 100
+has 'search complete'
+expect 0 "$gpmx" check --list-bugs
+[ "$(wc -l < out.txt)" -ge 10 ] || { echo "FAIL: fewer than 10 seeded bugs listed"; cat out.txt; failures=$((failures + 1)); }
+expect 1 "$gpmx" check reduction --bug block-scope-release --first
+has 'scoped persistency bug'
+has 'crash:'
+expect 0 "$gpmx" check reduction --bug block-scope-release --model sbrp-promoted --max-images 300 --json
+has '"failed_images": 0'
+
+# A trace file and an outside recovery-and-check command.
+expect 0 "$gpmx" trace reduction --style sbrp --data traced -o reduction.trace
+check_cmd="'$gpmx' recover reduction --data \"\$GPMX_IMAGE_DIR\" --quiet && '$gpmx' verify reduction --data \"\$GPMX_IMAGE_DIR\""
+expect 0 "$gpmx" check --trace reduction.trace --root traced --model sbrp --max-images 60 --verify "$check_cmd" --json
+has '"failed_images": 0'
+expect 1 "$gpmx" check --trace reduction.trace --root traced --max-images 5 --verify "false"
+
+# Bad arguments: 2.
+expect 2 "$gpmx" check no-such-workload
+expect 2 "$gpmx" check reduction --bug no-such-bug
+expect 2 "$gpmx" check reduction --model weak
+expect 2 "$gpmx" check reduction --strategy shuffle
+expect 2 "$gpmx" check reduction --granularity 3
+expect 2 "$gpmx" check --trace reduction.trace
+expect 2 "$gpmx" check
+# A trace file that is not one: 3.
+echo "not a trace" > bad.trace
+expect 3 "$gpmx" check --trace bad.trace --verify true
+
+exit $((failures > 0))

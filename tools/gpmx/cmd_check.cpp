@@ -1,0 +1,229 @@
+// gpmx check: the crash-consistency checker (docs/check.md). For a workload:
+// trace one run on its test sizes, then check recovery on the crash images
+// the persistency model allows. For any other program: check a trace file
+// with commands that recover and check a directory of pool files.
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "checker/check_run.hpp"
+#include "checker/workload_check.hpp"
+#include "commands.hpp"
+#include "common/registry.hpp"
+#include "gpmx/exec/errors.hpp"
+#include "gpmx/trace/trace_file.hpp"
+#include "kv_table.hpp"
+#include "progress_bar.hpp"
+
+namespace gpmx::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct check_args {
+  std::string workload, model, style, bug, strategy = "drop-one", data = "gpmx-data";
+  std::string trace_file, root, verify_cmd;
+  std::vector<std::string> param_texts;
+  std::size_t images = 0;  // 0: the strategy's default
+  std::uint64_t seed = 1, every = 0;
+  std::size_t crash_points = 0, max_images = 20000;
+  std::uint32_t granularity = 8;
+  unsigned jobs = 0;
+  double timeout = 60;
+  bool json = false, quiet = false, list_bugs = false, first = false;
+};
+
+void list_bugs(bool json) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& w : apps::all_workloads())
+    for (const apps::seeded_bug& b : w->seeded_bugs()) {
+      if (!json) fmt::print("{:<12} {:<24} {}\n", w->name(), b.name, b.description);
+      out.push_back({{"workload", w->name()}, {"bug", b.name}, {"style", apps::to_string(b.s)},
+                     {"model", b.model}, {"description", b.description}});
+    }
+  if (json) std::cout << out.dump(2) << '\n';
+}
+
+// An outside program's check: the command runs with GPMX_IMAGE_DIR naming
+// the image's directory; exit status 0 means recovered and consistent.
+apps::image_target command_target(const std::string& cmd) {
+  return [cmd](const fs::path& dir) {
+    ::setenv("GPMX_IMAGE_DIR", dir.c_str(), 1);
+    const int status = std::system(cmd.c_str());
+    if (status == 0) return apps::image_verdict{true, {}};
+    return apps::image_verdict{false, fmt::format("'{}' exited with status {}", cmd, status)};
+  };
+}
+
+void print_report(const std::string& what, const apps::check_report& r, bool json) {
+  kv_result k;
+  k.add("checked", "checked", what, what);
+  k.add("model", "model", r.model, r.model);
+  k.add("strategy", "strategy", r.strategy, r.strategy);
+  k.add("events", "events", r.events, fmt::format("{}", r.events));
+  k.add("granule-stores", "granule_stores", r.granule_stores, fmt::format("{}", r.granule_stores));
+  k.add("crash points", "crash_points", r.crash_points,
+        fmt::format("{} of {}", r.crash_points, r.crash_points_total));
+  k.add("images checked", "images", r.images,
+        fmt::format("{} ({} duplicates skipped)", r.images, r.duplicate_images));
+  k.add("failed images", "failed_images", r.failed_images, fmt::format("{}", r.failed_images));
+  k.add("failure causes", "causes", r.failures.size(), fmt::format("{}", r.failures.size()));
+  k.add("search complete", "complete", r.complete,
+        r.covers_all ? "yes: every allowed image" : (r.complete ? "yes, for the strategy" : "no: a cap cut it short"));
+  k.add("time", "seconds", r.seconds, fmt::format("{:.2f} s ({:.0f} images/s)", r.seconds,
+                                                  r.seconds > 0 ? double(r.images) / r.seconds : 0.0));
+  nlohmann::json failures = nlohmann::json::array();
+  for (const apps::check_failure& f : r.failures)
+    failures.push_back({{"cause", f.cause}, {"scoped_persistency_bug", f.scoped_persistency_bug},
+                        {"crash_point", f.position}, {"crash_at", f.crash_at}, {"verdict", f.verdict},
+                        {"why", f.why}, {"lost", f.lost}, {"lost_count", f.lost_count},
+                        {"kept_may_stores", f.kept_count}, {"images", f.images},
+                        {"found_after_s", f.found_after_s}, {"found_after_images", f.found_after_images}});
+  k.json["failures"] = failures;
+  print_result(k, json);
+  if (json) return;
+  for (std::size_t i = 0; i < r.failures.size(); ++i) {
+    const apps::check_failure& f = r.failures[i];
+    fmt::print("\nFailure {} of {}{} ({} failing images; found after {:.2f} s, {} images)\n", i + 1,
+               r.failures.size(), f.scoped_persistency_bug ? ": a scoped persistency bug" : "", f.images,
+               f.found_after_s, f.found_after_images);
+    fmt::print("  cause:    {}\n", f.cause);
+    fmt::print("  crash:    {}\n", f.crash_at);
+    fmt::print("  image:    {} may-stores persisted, {} stores lost; smallest failing image with this cause\n",
+               f.kept_count, f.lost_count);
+    for (const std::string& l : f.lost) fmt::print("  lost:     {}\n", l);
+    if (f.lost_count > f.lost.size()) fmt::print("  lost:     ... {} more granule-stores\n", f.lost_count - f.lost.size());
+    for (std::size_t w = 1; w < f.why.size(); ++w) fmt::print("  also:     {}\n", f.why[w]);
+    fmt::print("  verdict:  {}\n", f.verdict);
+  }
+}
+
+// Bad names on the command line are usage errors (exit status 2).
+check::persist_model model_named(const std::string& name) {
+  try {
+    return check::parse_model(name);
+  } catch (const check::check_error& e) {
+    throw config_error(e.what());
+  }
+}
+
+apps::check_options options_from(const check_args& a, check::persist_model model) {
+  apps::check_options o;
+  o.model = model;
+  try {
+    o.strategy.strategy = check::parse_strategy(a.strategy);
+  } catch (const check::check_error& e) {
+    throw config_error(e.what());
+  }
+  if (a.granularity == 0 || (a.granularity & (a.granularity - 1)) != 0 || a.granularity > 4096)
+    throw config_error(fmt::format("granularity {} is not a power of two from 1 to 4096", a.granularity));
+  if (a.images) o.strategy.cap = o.strategy.random_images = a.images;
+  o.strategy.seed = a.seed;
+  o.granularity = a.granularity;
+  o.every_n = a.every;
+  o.max_crash_points = a.crash_points;
+  o.max_images = a.max_images;
+  o.stop_at_first = a.first;
+  o.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  o.timeout_s = a.timeout;
+  return o;
+}
+
+void finish(const std::string& what, const apps::check_report& r, const check_args& a) {
+  print_report(what, r, a.json);
+  if (!r.failures.empty()) throw exit_request{exit_check_failed};
+}
+
+void check_trace_file(const check_args& a) {
+  if (a.verify_cmd.empty()) throw config_error("check --trace FILE needs --verify CMD (recovers and checks GPMX_IMAGE_DIR)");
+  const trace::trace t = trace::read_trace(a.trace_file);
+  if (t.pools.empty()) throw config_error(fmt::format("trace '{}' maps no pool: nothing to check", a.trace_file));
+  apps::check_options o = options_from(a, model_named(a.model.empty() ? "sbrp" : a.model));
+  o.root = a.root.empty() ? fs::path(t.pools.front().path).parent_path() : fs::path(a.root);
+  o.work_dir = fs::path(a.data) / "check-trace";
+  fs::remove_all(o.work_dir);
+  progress_bar bar("check " + a.trace_file, !a.quiet && !a.json);
+  o.progress = [&bar](double f) { bar.update(f); };
+  finish(a.trace_file, apps::check_trace(t, command_target(a.verify_cmd), o), a);
+}
+
+void check_workload(const check_args& a) {
+  apps::workload& w = apps::find_workload(a.workload);
+  std::string style_text = a.style, model_text = a.model;
+  if (!a.bug.empty()) {
+    const apps::seeded_bug b = apps::find_seeded_bug(w, a.bug);
+    if (style_text.empty()) style_text = std::string(apps::to_string(b.s));
+    if (model_text.empty()) model_text = b.model;
+  }
+  if (style_text.empty()) style_text = "epoch";
+  const apps::style s = apps::parse_style(style_text);
+  if (model_text.empty()) model_text = s == apps::style::sbrp ? "sbrp" : "epoch";
+  apps::params given = w.small_params();
+  for (const std::string& text : a.param_texts) apps::parse_param(text, given);
+  const apps::params p = apps::resolve_params(w, given);
+  apps::check_options o = options_from(a, model_named(model_text));
+
+  const fs::path base = fs::absolute(fs::path(a.data) / "check" / a.workload);
+  o.root = base / "traced";
+  o.work_dir = base / "images";
+  fs::remove_all(o.work_dir);
+  const trace::trace t = apps::trace_workload(w, p, s, a.bug, a.seed, o.root);
+  progress_bar bar(fmt::format("check {}", a.workload), !a.quiet && !a.json);
+  o.progress = [&bar](double f) { bar.update(f); };
+  const std::string what = fmt::format("{} ({} style{})", a.workload, apps::to_string(s),
+                                       a.bug.empty() ? std::string() : ", seeded bug " + a.bug);
+  finish(what, apps::check_trace(t, apps::workload_target(w), o), a);
+}
+
+void do_check(const check_args& a) {
+  if (a.list_bugs) return list_bugs(a.json);
+  if (!a.trace_file.empty()) {
+    if (!a.workload.empty()) throw config_error("give a workload or --trace FILE, not both");
+    return check_trace_file(a);
+  }
+  if (a.workload.empty()) throw config_error("check needs a workload (see gpmx list), --trace FILE or --list-bugs");
+  check_workload(a);
+}
+
+}  // namespace
+
+void register_check(CLI::App& app) {
+  auto a = std::make_shared<check_args>();
+  auto* sub = app.add_subcommand("check", "Check that a workload (or a traced program) recovers from every crash "
+                                          "image a persistency model allows");
+  sub->add_option("workload", a->workload, "workload name (see gpmx list)");
+  sub->add_option("--model", a->model, "strict, epoch, sbrp or sbrp-promoted (default: the style's, or the bug's)");
+  sub->add_option("--style", a->style, "epoch or sbrp (default epoch, or the bug's)");
+  sub->add_option("--bug", a->bug, "run with a seeded bug (see --list-bugs)");
+  sub->add_option("--strategy", a->strategy, "images per crash point: minimal, maximal, drop-one, random, exhaustive, or "
+                                              "pmreorder (a baseline that knows no threads or scopes)")
+      ->capture_default_str();
+  sub->add_option("--images", a->images, "per crash point: images to draw (random, pmreorder), or the cap of "
+                                         "drop-one and exhaustive (defaults 16 and 4096)");
+  sub->add_option("--seed", a->seed, "seed of the interleaving and of random images")->capture_default_str();
+  sub->add_option("--granularity", a->granularity, "bytes a store persists in at once: 4, 8 or 64")
+      ->capture_default_str();
+  sub->add_option("--every", a->every, "crash every N events instead of before each ordering operation");
+  sub->add_option("--max-images", a->max_images, "images in all, shared evenly by the crash points (0: no limit)")
+      ->capture_default_str();
+  sub->add_option("--crash-points", a->crash_points, "check at most N crash points, evenly spread (0: all)");
+  sub->add_option("-p,--param", a->param_texts, "NAME=VALUE, repeatable (applied over the test sizes)");
+  sub->add_option("--jobs", a->jobs, "images checked at once (default: every core)");
+  sub->add_option("--timeout", a->timeout, "seconds one image's recovery and check may take")->capture_default_str();
+  sub->add_option("--data", a->data, "scratch directory (DATA/check/W)")->capture_default_str();
+  sub->add_option("--trace", a->trace_file, "check this trace file (gpmx trace, or a program's own recording)");
+  sub->add_option("--root", a->root, "with --trace: the directory the program kept its pools in");
+  sub->add_option("--verify", a->verify_cmd, "with --trace: a command that recovers and checks the pools in "
+                                             "$GPMX_IMAGE_DIR, exiting 0 when consistent");
+  sub->add_flag("--first", a->first, "stop at the first failing image (the images checked until then stay "
+                                     "in the count)");
+  sub->add_flag("--list-bugs", a->list_bugs, "list the seeded bugs: workload, bug, description");
+  sub->add_flag("--json", a->json, "print the report as JSON");
+  sub->add_flag("-q,--quiet", a->quiet, "no progress bar");
+  sub->callback([a] { do_check(*a); });
+}
+
+}  // namespace gpmx::cli
