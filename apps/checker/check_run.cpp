@@ -125,6 +125,7 @@ class checker {
     }
     while (auto f = jobs_.next()) finish(*f);
     if (stopped()) r_.complete = r_.covers_all = false;
+    keep_failing_images();
     r_.seconds = since(t0);
     return std::move(r_);
   }
@@ -165,13 +166,14 @@ class checker {
       kept.subtract(at.must);
       const std::uint64_t tag = next_tag_++;
       const pending& p = pending_.emplace(tag, pending{image, at.position, slot, kept.count()}).first->second;
-      jobs_.start(tag, [&] { return write_image(p.slot, p.image, p.position); });
+      jobs_.start(tag, [&] {
+        return write_image(o_.work_dir / fmt::format("image-{}", p.slot), p.image, p.position);
+      });
       ++r_.images;
     }
   }
 
-  fs::path write_image(unsigned slot, const store_set& image, std::uint64_t position) {
-    const fs::path dir = o_.work_dir / fmt::format("image-{}", slot);
+  fs::path write_image(const fs::path& dir, const store_set& image, std::uint64_t position) {
     fs::remove_all(dir);
     fs::create_directories(dir);
     for (const fs::path& rel : copies_) {
@@ -236,6 +238,7 @@ class checker {
     if (!why.empty()) f.cause = why.front().message;
     f.lost_count = lost_count;
     f.kept_count = p.kept;
+    smallest_[it->second] = p.image;
     f.lost.clear();
     std::uint64_t last = trace::no_event;
     lost.for_each([&](std::size_t id) {
@@ -243,6 +246,17 @@ class checker {
       if (e != last && f.lost.size() < 5) f.lost.push_back(check::event_site(t_, e));
       last = e;
     });
+  }
+
+  // The smallest failing image of each cause, written where the user can
+  // run recovery on it again (the images directory is scratch).
+  void keep_failing_images() {
+    if (o_.keep_failures.empty()) return;
+    for (std::size_t i = 0; i < r_.failures.size(); ++i) {
+      const fs::path dir = o_.keep_failures / fmt::format("failure-{}", i + 1);
+      write_image(dir, smallest_.at(i), r_.failures[i].position);
+      r_.failures[i].kept_at = dir.string();
+    }
   }
 
   bool stopped() const { return o_.stop_at_first && r_.failed_images > 0; }
@@ -263,6 +277,7 @@ class checker {
   std::map<std::uint64_t, pending> pending_;
   std::unordered_set<std::uint64_t> seen_;
   std::map<std::string, std::size_t> by_cause_;
+  std::map<std::size_t, store_set> smallest_;  // by failure index
   std::uint64_t next_tag_ = 0;
   std::chrono::steady_clock::time_point t0_;
   check_report r_;

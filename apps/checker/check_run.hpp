@@ -34,6 +34,7 @@ struct check_options {
   unsigned jobs = 1;                 // images checked at once
   double timeout_s = 60;             // per image
   std::filesystem::path work_dir;    // scratch space for materialized images
+  std::filesystem::path keep_failures;  // when set: the smallest image of each cause is written to failure-K here
   // Where the traced program's files lived: pool paths are taken relative to
   // it, and every other file in it is copied into each image's directory.
   std::filesystem::path root;
@@ -53,6 +54,7 @@ struct check_failure {
   std::size_t images = 0;           // failing images with this cause
   double found_after_s = 0;         // seconds from the start until the first image with this cause failed
   std::size_t found_after_images = 0;
+  std::string kept_at;              // where the smallest image was written (check_options::keep_failures)
 };
 
 struct check_report {

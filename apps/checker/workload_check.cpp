@@ -5,11 +5,11 @@
 namespace gpmx::apps {
 
 trace::trace trace_workload(workload& w, const params& p, style s, const std::string& bug, std::uint64_t seed,
-                            const std::filesystem::path& dir) {
+                            const std::filesystem::path& root) {
   trace::recorder rec;
   {
     cpu::executor ex({.policy = cpu::schedule::trace, .seed = seed, .recorder = &rec});
-    env e{ex, dir, pm::durability::none};
+    env e{ex, root / std::string(w.name()), pm::durability::none};
     e.bug = bug;
     (void)w.run(e, p, s);
   }
@@ -19,7 +19,7 @@ trace::trace trace_workload(workload& w, const params& p, style s, const std::st
 image_target workload_target(workload& w) {
   return [&w](const std::filesystem::path& dir) {
     cpu::executor ex({.workers = 1});
-    const env e{ex, dir, pm::durability::none};
+    const env e{ex, dir / std::string(w.name()), pm::durability::none};
     const recover_report rec = w.recover(e);
     const verify_report v = w.verify(e);
     if (v.ok) return image_verdict{true, rec.what};

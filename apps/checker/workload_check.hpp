@@ -10,15 +10,17 @@
 
 namespace gpmx::apps {
 
-// Runs w in `dir` (replaced) with the given parameters, style and seeded
-// bug (empty: none) under the trace schedule and returns the trace, with
-// the host's stores and persists and the pool images.
+// Runs w in `root`/W (replaced) with the given parameters, style and
+// seeded bug (empty: none) under the trace schedule and returns the trace,
+// with the host's stores and persists and the pool images. Check it with
+// check_options::root = `root`, so that an image's directory D holds D/W
+// and `gpmx recover W --data D` works on it.
 trace::trace trace_workload(workload& w, const params& p, style s, const std::string& bug, std::uint64_t seed,
-                            const std::filesystem::path& dir);
+                            const std::filesystem::path& root);
 
-// Recovery then verification of w on an image's directory, with one worker
-// and durability none. A verification that fails, or a recovery that
-// throws, fails the image.
+// Recovery then verification of w on an image's directory D (its files in
+// D/W), with one worker and durability none. A verification that fails, or
+// a recovery that throws, fails the image.
 image_target workload_target(workload& w);
 
 }  // namespace gpmx::apps

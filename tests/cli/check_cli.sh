@@ -31,6 +31,11 @@ expect 0 "$gpmx" check --list-bugs
 expect 1 "$gpmx" check reduction --bug block-scope-release --first
 has 'scoped persistency bug'
 has 'crash:'
+has 'failure-1'
+# The kept image fails again outside the checker.
+expect 0 "$gpmx" recover reduction --data gpmx-data/check/reduction/failure-1 --quiet
+expect 1 "$gpmx" verify reduction --data gpmx-data/check/reduction/failure-1
+[ ! -e gpmx-data/check/reduction/images ] || { echo "FAIL: scratch images left behind"; failures=$((failures + 1)); }
 expect 0 "$gpmx" check reduction --bug block-scope-release --model sbrp-promoted --max-images 300 --json
 has '"failed_images": 0'
 

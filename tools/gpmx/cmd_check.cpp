@@ -82,7 +82,8 @@ void print_report(const std::string& what, const apps::check_report& r, bool jso
                         {"crash_point", f.position}, {"crash_at", f.crash_at}, {"verdict", f.verdict},
                         {"why", f.why}, {"lost", f.lost}, {"lost_count", f.lost_count},
                         {"kept_may_stores", f.kept_count}, {"images", f.images},
-                        {"found_after_s", f.found_after_s}, {"found_after_images", f.found_after_images}});
+                        {"found_after_s", f.found_after_s}, {"found_after_images", f.found_after_images},
+                        {"kept_at", f.kept_at}});
   k.json["failures"] = failures;
   print_result(k, json);
   if (json) return;
@@ -99,6 +100,7 @@ void print_report(const std::string& what, const apps::check_report& r, bool jso
     if (f.lost_count > f.lost.size()) fmt::print("  lost:     ... {} more granule-stores\n", f.lost_count - f.lost.size());
     for (std::size_t w = 1; w < f.why.size(); ++w) fmt::print("  also:     {}\n", f.why[w]);
     fmt::print("  verdict:  {}\n", f.verdict);
+    if (!f.kept_at.empty()) fmt::print("  files:    {} (the image's files, to run recovery on again)\n", f.kept_at);
   }
 }
 
@@ -154,11 +156,14 @@ void check_trace_file(const check_args& a) {
   check_positions(a, t);
   apps::check_options o = options_from(a, model_named(a.model.empty() ? "sbrp" : a.model));
   o.root = a.root.empty() ? fs::path(t.pools.front().path).parent_path() : fs::path(a.root);
-  o.work_dir = fs::path(a.data) / "check-trace";
-  fs::remove_all(o.work_dir);
+  o.work_dir = fs::path(a.data) / "check-trace" / "images";
+  o.keep_failures = fs::path(a.data) / "check-trace";
+  fs::remove_all(o.keep_failures);
   progress_bar bar("check " + a.trace_file, !a.quiet && !a.json);
   o.progress = [&bar](double f) { bar.update(f); };
-  finish(a.trace_file, apps::check_trace(t, command_target(a.verify_cmd), o), a);
+  const apps::check_report r = apps::check_trace(t, command_target(a.verify_cmd), o);
+  fs::remove_all(o.work_dir);
+  finish(a.trace_file, r, a);
 }
 
 void check_workload(const check_args& a) {
@@ -180,14 +185,20 @@ void check_workload(const check_args& a) {
   const fs::path base = fs::absolute(fs::path(a.data) / "check" / a.workload);
   o.root = base / "traced";
   o.work_dir = base / "images";
+  o.keep_failures = base;
   fs::remove_all(o.work_dir);
+  if (fs::exists(base))  // failing images of an earlier check
+    for (const auto& entry : fs::directory_iterator(base))
+      if (entry.path().filename().string().starts_with("failure-")) fs::remove_all(entry.path());
   const trace::trace t = apps::trace_workload(w, p, s, a.bug, a.seed, o.root);
   check_positions(a, t);
   progress_bar bar(fmt::format("check {}", a.workload), !a.quiet && !a.json);
   o.progress = [&bar](double f) { bar.update(f); };
   const std::string what = fmt::format("{} ({} style{})", a.workload, apps::to_string(s),
                                        a.bug.empty() ? std::string() : ", seeded bug " + a.bug);
-  finish(what, apps::check_trace(t, apps::workload_target(w), o), a);
+  const apps::check_report r = apps::check_trace(t, apps::workload_target(w), o);
+  fs::remove_all(o.work_dir);  // scratch; the failing images were kept apart
+  finish(what, r, a);
 }
 
 void do_check(const check_args& a) {
