@@ -135,7 +135,7 @@ class checker {
     store_set image;
     std::uint64_t position = 0;
     unsigned slot = 0;
-    std::size_t kept = 0;  // may-stores kept
+    store_set kept;  // may-stores kept
   };
 
   // The strategy's images at `at`, within this crash point's share of the budget.
@@ -165,7 +165,7 @@ class checker {
       store_set kept = image;
       kept.subtract(at.must);
       const std::uint64_t tag = next_tag_++;
-      const pending& p = pending_.emplace(tag, pending{image, at.position, slot, kept.count()}).first->second;
+      const pending& p = pending_.emplace(tag, pending{image, at.position, slot, std::move(kept)}).first->second;
       jobs_.start(tag, [&] {
         return write_image(o_.work_dir / fmt::format("image-{}", p.slot), p.image, p.position);
       });
@@ -204,7 +204,7 @@ class checker {
   }
 
   void record_failure(const pending& p, const std::string& verdict) {
-    const std::vector<check::missing_order> why = check::explain_image(t_, *order_, p.image, 4);
+    const std::vector<check::missing_order> why = check::explain_image(t_, *order_, p.image, 4, p.position);
     const bool scoped = promoted_ && !promoted_->is_closed(p.image);
     std::string key, cause;
     if (!why.empty()) {
@@ -212,8 +212,9 @@ class checker {
       cause = why.front().message;
     } else {
       key = "unexplained|" + crash_site(t_, p.position);
-      cause = "no missing rule found: every store this image lost is allowed to be lost under " + r_.model +
-              "; recovery or the check is wrong for an allowed image";
+      cause = "no missing rule found: the image is allowed under " + r_.model +
+              ", so the protocol itself fails here: a store recovery trusts (among those kept) was made before the "
+              "data it stands for was written, or recovery mishandles the image";
     }
     const store_set issued = issued_at(p.position);
     store_set lost = issued;
@@ -237,15 +238,22 @@ class checker {
     for (const check::missing_order& m : why) f.why.push_back(m.message);
     if (!why.empty()) f.cause = why.front().message;
     f.lost_count = lost_count;
-    f.kept_count = p.kept;
+    f.kept_count = p.kept.count();
+    f.kept = sites(p.kept);
     smallest_[it->second] = p.image;
-    f.lost.clear();
+    f.lost = sites(lost);
+  }
+
+  // The first few stores of a set, by file:line, one per event.
+  std::vector<std::string> sites(const store_set& s) const {
+    std::vector<std::string> out;
     std::uint64_t last = trace::no_event;
-    lost.for_each([&](std::size_t id) {
+    s.for_each([&](std::size_t id) {
       const std::uint64_t e = order_->node(id).event;
-      if (e != last && f.lost.size() < 5) f.lost.push_back(check::event_site(t_, e));
+      if (e != last && out.size() < 5) out.push_back(check::event_site(t_, e));
       last = e;
     });
+    return out;
   }
 
   // The smallest failing image of each cause, written where the user can

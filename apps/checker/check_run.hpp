@@ -49,6 +49,7 @@ struct check_failure {
   std::string verdict;              // what recovery or the check said about it
   std::vector<std::string> why;     // explanations of the smallest image (file:line of both stores)
   std::vector<std::string> lost;    // stores the smallest image left out, first few
+  std::vector<std::string> kept;    // may-stores the smallest image kept, first few
   std::size_t lost_count = 0;
   std::size_t kept_count = 0;       // may-stores the smallest image kept
   std::size_t images = 0;           // failing images with this cause

@@ -111,16 +111,58 @@ void narrow_scopes(const trace::trace& t, const persist_order& order, const stor
   }
 }
 
+// The fallback: a store of a thread was made durable before a later store
+// of the same thread was even issued, and the image kept the first and lost
+// the second. No fence is missing there: the program persisted in this
+// order (on purpose or by mistake) and recovery trusted the first store.
+void durable_too_early(const trace::trace& t, const persist_order& order, const store_set& image,
+                       std::uint64_t position, std::size_t most, std::vector<missing_order>& out) {
+  constexpr std::size_t none = ~std::size_t(0);
+  std::vector<std::size_t> last_early;          // per thread: the latest kept store durable by now
+  std::vector<std::vector<std::size_t>> waiting;  // per thread: kept stores not durable yet
+  std::set<std::pair<std::uint64_t, std::uint64_t>> reported;
+  for (std::size_t id = 0; id < order.size() && out.size() < most; ++id) {
+    const granule_store& g = order.node(id);
+    if (g.event >= position) break;  // not issued before the crash
+    if (g.thread >= last_early.size()) {
+      last_early.resize(g.thread + 1, none);
+      waiting.resize(g.thread + 1);
+    }
+    std::erase_if(waiting[g.thread], [&](std::size_t k) {
+      if (order.durable_at(k) >= g.event) return false;
+      if (last_early[g.thread] == none || k > last_early[g.thread]) last_early[g.thread] = k;
+      return true;
+    });
+    if (image.contains(id)) {
+      waiting[g.thread].push_back(id);
+      continue;
+    }
+    const std::size_t k = last_early[g.thread];
+    if (k == none) continue;
+    const std::uint64_t kept = order.node(k).event;
+    if (!reported.insert({kept, g.event}).second) continue;
+    missing_order m;
+    m.persisted_event = kept;
+    m.lost_event = g.event;
+    m.message = concat({"the store at ", event_site(t, kept), " was made durable at ",
+                        event_site(t, order.durable_at(k)), " before the store at ", event_site(t, g.event),
+                        " of the same thread was even made, and the crash lost the later one: if recovery trusts "
+                        "the earlier store, the later one must be written and persisted first"});
+    out.push_back(std::move(m));
+  }
+}
+
 }  // namespace
 
 std::vector<missing_order> explain_image(const trace::trace& t, const persist_order& order, const store_set& image,
-                                         std::size_t max_findings) {
+                                         std::size_t max_findings, std::uint64_t position) {
   if (t.events.size() != order.event_count())
     throw check_error("explain: the trace has " + std::to_string(t.events.size()) +
                       " events but the persist order was built from " + std::to_string(order.event_count()));
   std::vector<missing_order> out;
   narrow_scopes(t, order, image, max_findings, out);  // the more specific diagnosis first
   same_thread_pairs(t, order, image, max_findings, out);
+  if (out.empty()) durable_too_early(t, order, image, position, max_findings, out);
   return out;
 }
 

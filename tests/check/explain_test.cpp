@@ -64,4 +64,31 @@ TEST(Explain, NothingToSayAboutTheFullImage) {
   EXPECT_TRUE(explain_image(b.trace(), o, crash_state_at(o, 2).issued).empty());
 }
 
+TEST(Explain, AStoreMadeDurableBeforeALaterOneOfItsThreadWasMadeIsTheFallback) {
+  // gpdb's log-tail-first shape: the tail is persisted, then the entry written.
+  trace_builder b;
+  const who t0{0, 0, 0};
+  const auto tail = b.write(t0, 0, 8, 1, 30);
+  b.persist(t0);
+  const auto entry = b.write(t0, 8, 8, 2, 31);
+  const auto o = order_of(b.trace(), persist_model::epoch);
+  store_set image = o.empty_set();
+  image.insert(o.nodes_of(tail).first);
+  const auto found = explain_image(b.trace(), o, image);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].persisted_event, tail);
+  EXPECT_EQ(found[0].lost_event, entry);
+  EXPECT_TRUE(has(found[0].message, "corpus.cpp:30")) << found[0].message;
+  EXPECT_TRUE(has(found[0].message, "corpus.cpp:31")) << found[0].message;
+  EXPECT_TRUE(has(found[0].message, "must be written and persisted first")) << found[0].message;
+  // Not when the kept store was still in flight when the lost one was made.
+  trace_builder c;
+  const auto a = c.write(t0, 0, 8, 1, 30);
+  c.write(t0, 8, 8, 2, 31);
+  const auto o2 = order_of(c.trace(), persist_model::epoch);
+  store_set first_only = o2.empty_set();
+  first_only.insert(o2.nodes_of(a).first);
+  EXPECT_TRUE(explain_image(c.trace(), o2, first_only).empty());
+}
+
 }  // namespace

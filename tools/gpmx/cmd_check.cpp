@@ -80,7 +80,7 @@ void print_report(const std::string& what, const apps::check_report& r, bool jso
   for (const apps::check_failure& f : r.failures)
     failures.push_back({{"cause", f.cause}, {"scoped_persistency_bug", f.scoped_persistency_bug},
                         {"crash_point", f.position}, {"crash_at", f.crash_at}, {"verdict", f.verdict},
-                        {"why", f.why}, {"lost", f.lost}, {"lost_count", f.lost_count},
+                        {"why", f.why}, {"lost", f.lost}, {"kept", f.kept}, {"lost_count", f.lost_count},
                         {"kept_may_stores", f.kept_count}, {"images", f.images},
                         {"found_after_s", f.found_after_s}, {"found_after_images", f.found_after_images},
                         {"kept_at", f.kept_at}});
@@ -97,6 +97,8 @@ void print_report(const std::string& what, const apps::check_report& r, bool jso
     fmt::print("  image:    {} may-stores persisted, {} stores lost; smallest failing image with this cause\n",
                f.kept_count, f.lost_count);
     for (const std::string& l : f.lost) fmt::print("  lost:     {}\n", l);
+    for (const std::string& s : f.kept) fmt::print("  kept:     {}\n", s);
+    if (f.kept_count > f.kept.size()) fmt::print("  kept:     ... {} more may-stores\n", f.kept_count - f.kept.size());
     if (f.lost_count > f.lost.size()) fmt::print("  lost:     ... {} more granule-stores\n", f.lost_count - f.lost.size());
     for (std::size_t w = 1; w < f.why.size(); ++w) fmt::print("  also:     {}\n", f.why[w]);
     fmt::print("  verdict:  {}\n", f.verdict);

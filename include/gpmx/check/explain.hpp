@@ -28,7 +28,11 @@ std::string event_site(const trace::trace& t, std::uint64_t i);
 //  - a pacq that read from a prel with no scope containing both threads,
 //    with a store before the prel left out and one after the pacq kept: the
 //    scope is too narrow, a scoped persistency bug.
+//  - when neither applies: a store of a thread made durable before a later
+//    store of the same thread was issued (before `position`, the crash), the
+//    first kept and the second lost: recovery trusted a store persisted too
+//    early.
 std::vector<missing_order> explain_image(const trace::trace& t, const persist_order& order, const store_set& image,
-                                         std::size_t max_findings = 16);
+                                         std::size_t max_findings = 16, std::uint64_t position = never);
 
 }  // namespace gpmx::check
