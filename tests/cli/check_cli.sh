@@ -4,20 +4,7 @@
 # command (0, and 1 when the command fails), bad arguments give 2.
 set -u
 gpmx="$1"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-failures=0
-
-expect() {  # expect STATUS COMMAND...
-  local want="$1"; shift
-  "$@" > out.txt 2> err.txt
-  local got=$?
-  if [ "$got" != "$want" ]; then
-    echo "FAIL: '$*' exited $got, expected $want"; cat out.txt err.txt
-    failures=$((failures + 1))
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 has() {  # has TEXT: out.txt contains TEXT
   grep -q -- "$1" out.txt || { echo "FAIL: no '$1' in the output"; cat out.txt; failures=$((failures + 1)); }
 }

@@ -4,20 +4,7 @@
 # bad arguments (2), missing data (3), and recovery killed part-way.
 set -u
 gpmx="$1"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-failures=0
-
-expect() {  # expect STATUS COMMAND...
-  local want="$1"; shift
-  "$@" > out.txt 2> err.txt
-  local got=$?
-  if [ "$got" != "$want" ]; then
-    echo "FAIL: '$*' exited $got, expected $want"; cat out.txt err.txt
-    failures=$((failures + 1))
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 small="-p sets=256 -p batch=64 -p batches=6"
 expect 0 "$gpmx" run gpkvs $small --crash-after 700 --quiet
