@@ -126,6 +126,7 @@ class checker {
     while (auto f = jobs_.next()) finish(*f);
     if (stopped()) r_.complete = r_.covers_all = false;
     keep_failing_images();
+    fs::remove_all(o_.work_dir);  // scratch: every child has been reaped
     r_.seconds = since(t0);
     return std::move(r_);
   }
@@ -260,6 +261,9 @@ class checker {
   // run recovery on it again (the images directory is scratch).
   void keep_failing_images() {
     if (o_.keep_failures.empty()) return;
+    if (fs::exists(o_.keep_failures))  // an earlier check's
+      for (const auto& entry : fs::directory_iterator(o_.keep_failures))
+        if (entry.path().filename().string().starts_with("failure-")) fs::remove_all(entry.path());
     for (std::size_t i = 0; i < r_.failures.size(); ++i) {
       const fs::path dir = o_.keep_failures / fmt::format("failure-{}", i + 1);
       write_image(dir, smallest_.at(i), r_.failures[i].position);

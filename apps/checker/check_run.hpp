@@ -33,8 +33,10 @@ struct check_options {
   bool stop_at_first = false;        // end at the first failing image (time to find a bug)
   unsigned jobs = 1;                 // images checked at once
   double timeout_s = 60;             // per image
-  std::filesystem::path work_dir;    // scratch space for materialized images
-  std::filesystem::path keep_failures;  // when set: the smallest image of each cause is written to failure-K here
+  std::filesystem::path work_dir;    // scratch space for materialized images, removed at the end
+  // When set: the smallest image of each cause is written to failure-K here
+  // (an earlier check's failure-* directories are removed first).
+  std::filesystem::path keep_failures;
   // Where the traced program's files lived: pool paths are taken relative to
   // it, and every other file in it is copied into each image's directory.
   std::filesystem::path root;

@@ -27,4 +27,10 @@ image_target workload_target(workload& w) {
   };
 }
 
+check_report check_workload(workload& w, const params& p, style s, const std::string& bug, std::uint64_t seed,
+                            const check_options& o) {
+  const trace::trace t = trace_workload(w, p, s, bug, seed, o.root);
+  return check_trace(t, workload_target(w), o);
+}
+
 }  // namespace gpmx::apps

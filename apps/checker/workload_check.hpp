@@ -4,6 +4,7 @@
 // verification.
 #include <filesystem>
 
+#include "checker/check_run.hpp"
 #include "checker/image_jobs.hpp"
 #include "common/workload.hpp"
 #include "gpmx/trace/event.hpp"
@@ -22,5 +23,9 @@ trace::trace trace_workload(workload& w, const params& p, style s, const std::st
 // D/W), with one worker and durability none. A verification that fails, or
 // a recovery that throws, fails the image.
 image_target workload_target(workload& w);
+
+// Both steps: traces w in o.root/W, then checks the trace with w's recovery.
+check_report check_workload(workload& w, const params& p, style s, const std::string& bug, std::uint64_t seed,
+                            const check_options& o);
 
 }  // namespace gpmx::apps

@@ -65,22 +65,27 @@ image_set drop_one_images(const persist_order& order, const crash_state& at, std
   return out;
 }
 
-image_set random_images(const persist_order& order, const crash_state& at, std::size_t n, std::uint64_t seed) {
+image_set draw_distinct_images(const store_set& kept, const std::vector<std::size_t>& candidates, std::size_t n,
+                               std::uint64_t seed, const persist_order* closing) {
   image_set out;
   std::mt19937_64 rng(seed);  // its sequence is fixed by the standard, unlike the distributions
-  const std::vector<std::size_t> may = at.may.ids();
   std::set<std::vector<std::uint64_t>> seen;
-  // Duplicates are likely when may is small; give up after a bounded number of draws.
+  // Duplicates are likely when there are few candidates; give up after a bounded number of draws.
   for (std::size_t draws = 0; out.images.size() < n && draws < 8 * n + 8; ++draws) {
     const std::uint64_t keep_below = rng();  // per image: the probability of keeping a store
-    store_set image = at.must;
-    for (std::size_t s : may)
+    store_set image = kept;
+    for (std::size_t s : candidates)
       if (rng() < keep_below) image.insert(s);
-    order.close(image);
+    if (closing) closing->close(image);
     if (seen.insert(image.words()).second) out.images.push_back(std::move(image));
   }
   out.count = out.images.size();
   out.complete = out.images.size() == n;
+  return out;
+}
+
+image_set random_images(const persist_order& order, const crash_state& at, std::size_t n, std::uint64_t seed) {
+  image_set out = draw_distinct_images(at.must, at.may.ids(), n, seed, &order);
   out.covers_all = at.may.empty() && !out.images.empty();
   return out;
 }

@@ -1,6 +1,6 @@
 // The pmreorder-style baseline: global fences, random subsets after the last.
-#include <random>
-#include <set>
+#include <algorithm>
+#include <string>
 
 #include "gpmx/check/images.hpp"
 
@@ -26,20 +26,11 @@ image_set pmreorder_images(const trace::trace& t, const persist_order& order, st
       fence = i - 1;
       break;
     }
-  const std::size_t kept = order.issued_before(fence), issued = order.issued_before(position);
-  image_set out;
-  std::mt19937_64 rng(seed ^ (position * 0x9e3779b97f4a7c15ull));
-  std::set<std::vector<std::uint64_t>> seen;
-  for (std::size_t draws = 0; out.images.size() < n && draws < 8 * n + 8; ++draws) {
-    const std::uint64_t keep_below = rng();
-    store_set image = order.empty_set();
-    image.insert_prefix(kept);
-    for (std::size_t id = kept; id < issued; ++id)
-      if (rng() < keep_below) image.insert(id);
-    if (seen.insert(image.words()).second) out.images.push_back(std::move(image));
-  }
-  out.count = out.images.size();
-  out.complete = out.images.size() == n;
+  store_set kept = order.empty_set();
+  kept.insert_prefix(order.issued_before(fence));
+  std::vector<std::size_t> after;
+  for (std::size_t id = order.issued_before(fence); id < order.issued_before(position); ++id) after.push_back(id);
+  image_set out = draw_distinct_images(kept, after, n, seed ^ (position * 0x9e3779b97f4a7c15ull), nullptr);
   out.covers_all = false;
   return out;
 }

@@ -40,8 +40,7 @@ apps::check_report check(const std::string& workload, apps::style s, check::pers
   o.jobs = 2;
   o.root = sc.dir / "traced";
   o.work_dir = sc.dir / "images";
-  const trace::trace t = apps::trace_workload(w, apps::resolve_params(w, w.small_params()), s, bug, 1, o.root);
-  return apps::check_trace(t, apps::workload_target(w), o);
+  return apps::check_workload(w, apps::resolve_params(w, w.small_params()), s, bug, 1, o);
 }
 
 std::string first_cause(const apps::check_report& r) {

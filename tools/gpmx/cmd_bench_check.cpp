@@ -53,8 +53,7 @@ apps::check_report run_check(const one_check& c, const fs::path& scratch) {
   o.root = scratch / "traced";
   o.work_dir = scratch / "images";
   fs::remove_all(scratch);
-  const trace::trace t = apps::trace_workload(w, apps::resolve_params(w, given), c.s, c.bug, 1, o.root);
-  apps::check_report r = apps::check_trace(t, apps::workload_target(w), o);
+  apps::check_report r = apps::check_workload(w, apps::resolve_params(w, given), c.s, c.bug, 1, o);
   fs::remove_all(scratch);
   return r;
 }

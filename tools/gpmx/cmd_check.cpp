@@ -146,7 +146,13 @@ void check_positions(const check_args& a, const trace::trace& t) {
       throw config_error(fmt::format("--at {}: the trace has only {} events", p, t.events.size()));
 }
 
-void finish(const std::string& what, const apps::check_report& r, const check_args& a) {
+// Checks with a progress bar, prints the report, exits 1 on a failure.
+void check_and_report(const std::string& what, const trace::trace& t, const apps::image_target& target,
+                      apps::check_options o, const check_args& a) {
+  check_positions(a, t);
+  progress_bar bar("check " + what, !a.quiet && !a.json);
+  o.progress = [&bar](double f) { bar.update(f); };
+  const apps::check_report r = apps::check_trace(t, target, o);
   print_report(what, r, a.json);
   if (!r.failures.empty()) throw exit_request{exit_check_failed};
 }
@@ -155,17 +161,11 @@ void check_trace_file(const check_args& a) {
   if (a.verify_cmd.empty()) throw config_error("check --trace FILE needs --verify CMD (recovers and checks GPMX_IMAGE_DIR)");
   const trace::trace t = trace::read_trace(a.trace_file);
   if (t.pools.empty()) throw config_error(fmt::format("trace '{}' maps no pool: nothing to check", a.trace_file));
-  check_positions(a, t);
   apps::check_options o = options_from(a, model_named(a.model.empty() ? "sbrp" : a.model));
   o.root = a.root.empty() ? fs::path(t.pools.front().path).parent_path() : fs::path(a.root);
   o.work_dir = fs::path(a.data) / "check-trace" / "images";
   o.keep_failures = fs::path(a.data) / "check-trace";
-  fs::remove_all(o.keep_failures);
-  progress_bar bar("check " + a.trace_file, !a.quiet && !a.json);
-  o.progress = [&bar](double f) { bar.update(f); };
-  const apps::check_report r = apps::check_trace(t, command_target(a.verify_cmd), o);
-  fs::remove_all(o.work_dir);
-  finish(a.trace_file, r, a);
+  check_and_report(a.trace_file, t, command_target(a.verify_cmd), o, a);
 }
 
 void check_workload(const check_args& a) {
@@ -188,19 +188,10 @@ void check_workload(const check_args& a) {
   o.root = base / "traced";
   o.work_dir = base / "images";
   o.keep_failures = base;
-  fs::remove_all(o.work_dir);
-  if (fs::exists(base))  // failing images of an earlier check
-    for (const auto& entry : fs::directory_iterator(base))
-      if (entry.path().filename().string().starts_with("failure-")) fs::remove_all(entry.path());
   const trace::trace t = apps::trace_workload(w, p, s, a.bug, a.seed, o.root);
-  check_positions(a, t);
-  progress_bar bar(fmt::format("check {}", a.workload), !a.quiet && !a.json);
-  o.progress = [&bar](double f) { bar.update(f); };
   const std::string what = fmt::format("{} ({} style{})", a.workload, apps::to_string(s),
                                        a.bug.empty() ? std::string() : ", seeded bug " + a.bug);
-  const apps::check_report r = apps::check_trace(t, apps::workload_target(w), o);
-  fs::remove_all(o.work_dir);  // scratch; the failing images were kept apart
-  finish(what, r, a);
+  check_and_report(what, t, apps::workload_target(w), o, a);
 }
 
 void do_check(const check_args& a) {

@@ -39,6 +39,12 @@ image_set drop_one_images(const persist_order& order, const crash_state& at, std
 // Distinct images, each must ∪ a random subset of may (each store kept with a
 // probability drawn per image) closed under pmo; deterministic in the seed.
 image_set random_images(const persist_order& order, const crash_state& at, std::size_t n, std::uint64_t seed);
+// Up to n distinct images, each `kept` plus a random subset of `candidates`
+// (each image draws its own keep-probability), closed under `closing` when
+// given; deterministic in the seed. random_images and pmreorder_images draw
+// through it.
+image_set draw_distinct_images(const store_set& kept, const std::vector<std::size_t>& candidates, std::size_t n,
+                               std::uint64_t seed, const persist_order* closing);
 // Every pmo-closed image, up to `cap` of them.
 image_set exhaustive_images(const persist_order& order, const crash_state& at, std::size_t cap);
 
