@@ -8,7 +8,7 @@ trace::trace trace_workload(workload& w, const params& p, style s, const std::st
                             const std::filesystem::path& root) {
   trace::recorder rec;
   {
-    cpu::executor ex({.policy = cpu::schedule::trace, .seed = seed, .recorder = &rec});
+    cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = seed, .observer = &rec});
     env e{ex, root / std::string(w.name()), pm::durability::none};
     e.bug = bug;
     (void)w.run(e, p, s);

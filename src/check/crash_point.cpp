@@ -19,7 +19,8 @@ bool is_ordering(trace::event_kind k) {
     case event_kind::pacq:
     case event_kind::barrier:
     case event_kind::kernel_end:
-    case event_kind::host_persist: return true;
+    case event_kind::host_persist:
+    case event_kind::persist_range: return true;
     default: return false;
   }
 }

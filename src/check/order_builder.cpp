@@ -57,7 +57,10 @@ struct release_record {
   set_ptr cumulative, durable_hb;
 };
 
-bool is_thread_event(event_kind k) { return k != event_kind::kernel_begin && k != event_kind::kernel_end; }
+// Agents are no threads of the model: their steps order nothing.
+bool is_thread_event(event_kind k) {
+  return k != event_kind::kernel_begin && k != event_kind::kernel_end && k != event_kind::agent_step;
+}
 
 scope narrower(scope a, scope b) { return static_cast<int>(a) < static_cast<int>(b) ? a : b; }
 
@@ -159,6 +162,7 @@ class order_builder {
     const trace::event& e = t_.events[i];
     if (e.kind == event_kind::kernel_begin) return;
     if (e.kind == event_kind::kernel_end) return kernel_end(i, e.launch);
+    if (e.kind == event_kind::agent_step) return;
     const std::uint32_t id = o_.thread_of_event_[i];
     thread_state& th = new_thread_state(id);
     if (trace::is_host(e)) return host_step(i, th, e);
@@ -173,6 +177,7 @@ class order_builder {
       case event_kind::prel: return release(i, id, th, e.scope_of);
       case event_kind::pacq: return acquire(i, th, e);
       case event_kind::barrier: return arrive_at_barrier(th);
+      case event_kind::persist_range: return persist_range(i, th, e);
       default: return;  // loads and atomics order no persists (docs/check.md)
     }
   }
@@ -201,6 +206,25 @@ class order_builder {
     host.durable_hb = with_closures(host.durable_hb, covered);
     host.base_stale = true;
     before_launches_ = merged(before_launches_, host.durable_hb);
+  }
+
+  // R(x, n): every store to [x, x + n) issued before it, by any thread, is
+  // durable when it returns (rule R); what it made durable happens-before
+  // the persisting thread's later events. It orders nothing else: not the
+  // thread's own stores outside the range (no fence), not other threads.
+  void persist_range(std::uint64_t i, thread_state& th, const trace::event& e) {
+    std::vector<std::size_t> covered;
+    const std::size_t issued = o_.first_node_of_event_[i];
+    for (std::size_t n = 0; n < issued; ++n) {
+      const granule_store& g = o_.nodes_[n];
+      if (g.first >= e.address && g.end <= e.address + e.bytes && o_.durable_at_[n] > i) {
+        o_.durable_at_[n] = i;
+        covered.push_back(n);
+      }
+    }
+    if (covered.empty()) return;
+    th.durable_hb = with_closures(th.durable_hb, covered);
+    th.base_stale = true;
   }
 
   void store(std::uint64_t i, thread_state& th) {

@@ -10,7 +10,7 @@ namespace {
 bool is_fence_like(trace::event_kind k) {
   using trace::event_kind;
   return k != event_kind::pm_write && k != event_kind::pm_read && k != event_kind::atomic &&
-         k != event_kind::kernel_begin;
+         k != event_kind::kernel_begin && k != event_kind::agent_step;
 }
 
 }  // namespace

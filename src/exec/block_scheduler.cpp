@@ -35,7 +35,7 @@ block_scheduler::~block_scheduler() {
   if (!fibers_.empty()) cancel();
 }
 
-void block_scheduler::start(launch_state& L, std::uint64_t linear, rng* det) {
+void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy* det) {
   L_ = &L;
   det_ = det;
   const launch_config& cfg = *L.cfg;
@@ -48,7 +48,9 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, rng* det) {
   state_.live = state_.nthreads;
   state_.suspended = 0;
   state_.deterministic = det != nullptr;
-  state_.recorder = L.options->policy == schedule::trace ? L.options->recorder : nullptr;
+  state_.observer = L.obs;
+  state_.observed_spaces = L.observed_spaces;
+  state_.scheduling_spaces = L.scheduling_spaces;
   state_.scheduler = this;
 
   const std::uint32_t nwarps = (state_.nthreads + warp_size - 1) / warp_size;
@@ -277,7 +279,7 @@ void block_scheduler::spin_yield(thread_ctx& t) {
 }
 
 void block_scheduler::maybe_yield(thread_ctx& t) {
-  if (det_->below(2) == 0) suspend(t, wait_kind::yield);
+  if (det_->yield_at_point()) suspend(t, wait_kind::yield);
 }
 
 void block_scheduler::threads_exited(std::uint32_t w, std::uint32_t lanes, dim3 reporter) {
@@ -344,7 +346,8 @@ block_scheduler::outcome block_scheduler::run_deterministic() {
   const auto ready = std::uint32_t(runnable_.size());
   const std::uint32_t choices = ready + (state_.next_unstarted < state_.nthreads ? 1u : 0u);
   if (choices != 0) {
-    const std::uint32_t pick = det_->below(choices);
+    const std::uint32_t pick = det_->pick(choices);
+    if (state_.observer) state_.observer->schedule_choice(state_.block_linear, choices, pick);
     if (pick < ready) {
       fiber_record* rec = runnable_[pick];
       runnable_.erase(runnable_.begin() + pick);

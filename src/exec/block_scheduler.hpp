@@ -13,7 +13,7 @@
 #include "fiber.hpp"
 #include "gpmx/exec/cpu/thread_ctx.hpp"
 #include "launch_state.hpp"
-#include "rng.hpp"
+#include "choice_policy.hpp"
 #include "warp_semantics.hpp"
 
 namespace gpmx::cpu::detail {
@@ -26,8 +26,8 @@ class block_scheduler {
   block_scheduler& operator=(const block_scheduler&) = delete;
 
   // Takes block `linear` of launch L; det is the deterministic schedule's
-  // generator, or null for the parallel schedule.
-  void start(launch_state& L, std::uint64_t linear, rng* det);
+  // policy, or null for the parallel schedule.
+  void start(launch_state& L, std::uint64_t linear, choice_policy* det);
 
   // Where a carrier that finished its block cheaply may take the next block
   // from (parallel schedule only): the worker's block claim.
@@ -91,7 +91,7 @@ class block_scheduler {
   carrier_pool& carriers_;
   scheduler_stack& sched_;
   launch_state* L_ = nullptr;
-  rng* det_ = nullptr;
+  choice_policy* det_ = nullptr;
   block_source* source_ = nullptr;
   block_state state_;
 

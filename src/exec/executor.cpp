@@ -5,10 +5,12 @@
 #include <condition_variable>
 #include <fmt/format.h>
 #include <mutex>
+#include <optional>
+#include <algorithm>
 #include <thread>
 
 #include "gpmx/exec/errors.hpp"
-#include "gpmx/trace/recorder.hpp"
+#include "agent_runner.hpp"
 #include "launch_state.hpp"
 #include "worker.hpp"
 
@@ -35,6 +37,8 @@ struct executor::impl {
   bool stopping = false;
   detail::launch_state* current = nullptr;
   std::uint64_t launches = 0;
+  bool host_observer_installed = false;
+  std::vector<agent*> agents;  // attached; guarded by launch_mutex
 
   void pool_thread(unsigned index) {
     std::uint64_t seen = 0;
@@ -61,15 +65,17 @@ executor::executor(executor_options options) : impl_(std::make_unique<impl>()) {
   impl_->options = resolve(options);
   for (unsigned i = 0; i < impl_->options.workers; ++i)
     impl_->workers.push_back(std::make_unique<detail::worker>(impl_->options.fiber_stack_bytes));
-  // Pools opened from now on report host stores and persists to the recorder.
-  if (impl_->options.policy == schedule::trace && impl_->options.recorder && !trace::host_recorder())
-    trace::set_host_recorder(impl_->options.recorder);
+  // Pools opened from now on report mappings and host persists to the observer.
+  if (impl_->options.observer && !host_observer()) {
+    set_host_observer(impl_->options.observer);
+    impl_->host_observer_installed = true;
+  }
 }
 
 executor::~executor() {
-  if (impl_->options.recorder && trace::host_recorder() == impl_->options.recorder) {
-    impl_->options.recorder->stop_watching();
-    trace::set_host_recorder(nullptr);
+  if (impl_->host_observer_installed && host_observer() == impl_->options.observer) {
+    impl_->options.observer->host_detached();
+    set_host_observer(nullptr);
   }
   {
     std::lock_guard lock(impl_->mutex);
@@ -80,6 +86,24 @@ executor::~executor() {
 }
 
 const executor_options& executor::options() const { return impl_->options; }
+
+agent_attachment executor::attach(agent& a) {
+  if (inside_launch) throw config_error(fmt::format("agent '{}' attached from inside a kernel", a.name()));
+  std::lock_guard serial(impl_->launch_mutex);
+  if (std::find(impl_->agents.begin(), impl_->agents.end(), &a) != impl_->agents.end())
+    throw config_error(fmt::format("agent '{}' is already attached to this executor", a.name()));
+  impl_->agents.push_back(&a);
+  return agent_attachment(*this, a);
+}
+
+void executor::detach(agent& a) {
+  std::lock_guard serial(impl_->launch_mutex);
+  std::erase(impl_->agents, &a);
+}
+
+agent_attachment::~agent_attachment() {
+  if (ex_) ex_->detach(*a_);
+}
 
 void executor::run(const launch_config& cfg, detail::thread_loop_fn loop, void* closure) {
   validate(cfg, impl_->options.limits);
@@ -97,9 +121,19 @@ void executor::run(const launch_config& cfg, detail::thread_loop_fn loop, void* 
   detail::rng seeds(impl_->options.seed ^ (0x5851f42d4c957f2dull * ++impl_->launches));
   L.seed = seeds.next();
 
-  trace::recorder* const rec =
-      impl_->options.policy == schedule::trace ? impl_->options.recorder : nullptr;
-  if (rec) rec->kernel_begin(cfg.name, cfg.grid, cfg.block);
+  observer* const obs = impl_->options.observer;
+  if (obs) {
+    L.obs = obs;
+    L.observed_spaces = obs->observed_spaces();
+    L.scheduling_spaces = is_deterministic(impl_->options.policy) ? obs->scheduling_spaces() : 0;
+    obs->kernel_begin(cfg.name, cfg.grid, cfg.block);
+  }
+
+  L.agents = impl_->agents;
+  // The parallel schedule's agents run on threads of their own while the
+  // workers run; the deterministic one steps them in worker 0's rounds.
+  std::optional<detail::agent_threads> agent_threads;
+  if (!L.agents.empty() && !is_deterministic(impl_->options.policy)) agent_threads.emplace(L);
 
   const unsigned nworkers =
       unsigned(std::min<std::uint64_t>(impl_->options.workers, L.nblocks));
@@ -124,8 +158,9 @@ void executor::run(const launch_config& cfg, detail::thread_loop_fn loop, void* 
     impl_->done_cv.wait(lock, [&] { return impl_->running == 0; });
     impl_->current = nullptr;
   }
+  if (agent_threads) agent_threads->stop();
   if (L.error) std::rethrow_exception(L.error);
-  if (rec) rec->kernel_end();  // a failed launch's trace ends without it
+  if (obs) obs->kernel_end(cfg.name);  // a failed launch is not reported as ended
 }
 
 }  // namespace gpmx::cpu

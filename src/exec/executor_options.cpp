@@ -40,8 +40,9 @@ bool env_number(const char* name, std::uint64_t& out, bool size_suffix) {
 
 executor_options resolve(executor_options o) {
   std::uint64_t v = 0;
-  if (o.policy == schedule::trace && o.recorder == nullptr)
-    throw config_error("the trace schedule needs executor_options::recorder: where to record the events");
+  if (o.observer && !is_deterministic(o.policy) && !o.observer->thread_safe())
+    throw config_error("executor_options::observer is not thread-safe: observe with the deterministic "
+                       "schedule (schedule::deterministic)");
   if (is_deterministic(o.policy)) {
     o.workers = 1;  // one worker makes every interleaving a function of the seed
   } else if (o.workers == 0) {

@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <vector>
+
+#include "gpmx/exec/agent.hpp"
 
 #include "gpmx/exec/cpu/executor.hpp"
 
@@ -18,6 +21,10 @@ struct launch_state {
   void* closure = nullptr;
   std::uint64_t nblocks = 0;
   std::uint64_t seed = 0;  // deterministic schedule only
+  observer* obs = nullptr;               // the executor's observer, or null
+  std::uint8_t observed_spaces = 0;      // what obs asked for, read once per launch
+  std::uint8_t scheduling_spaces = 0;    // deterministic schedule only
+  std::vector<agent*> agents;            // attached to the executor; stepped beside the launch
 
   std::atomic<std::uint64_t> next_block{0};
   std::atomic<bool> abort{false};

@@ -1,6 +1,57 @@
 #include "gpmx/exec/persist_domain.hpp"
 
+#include <fmt/format.h>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+
+#include "gpmx/exec/errors.hpp"
+
 namespace gpmx {
+namespace {
+
+struct registered {
+  std::uintptr_t end;
+  const persist_domain* domain;
+};
+struct domain_registry {
+  std::shared_mutex mutex;
+  std::map<std::uintptr_t, registered> by_base;
+};
+domain_registry& domains() {
+  static domain_registry r;
+  return r;
+}
+
+}  // namespace
+
+void register_persist_domain(const persist_domain* d, const void* base, std::size_t bytes) {
+  const auto b = reinterpret_cast<std::uintptr_t>(base);
+  domain_registry& r = domains();
+  std::unique_lock lock(r.mutex);
+  auto next = r.by_base.lower_bound(b);
+  const bool overlaps_next = next != r.by_base.end() && next->first < b + bytes;
+  const bool overlaps_prev = next != r.by_base.begin() && std::prev(next)->second.end > b;
+  if (overlaps_next || overlaps_prev)
+    throw config_error(fmt::format("persist domain at {:#x} ({} bytes) overlaps one already registered", b, bytes));
+  r.by_base.emplace(b, registered{b + bytes, d});
+}
+
+void unregister_persist_domain(const persist_domain* d) {
+  domain_registry& r = domains();
+  std::unique_lock lock(r.mutex);
+  std::erase_if(r.by_base, [d](const auto& kv) { return kv.second.domain == d; });
+}
+
+const persist_domain* find_persist_domain(const void* p, std::size_t bytes) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  domain_registry& r = domains();
+  std::shared_lock lock(r.mutex);
+  auto it = r.by_base.upper_bound(a);
+  if (it == r.by_base.begin()) return nullptr;
+  --it;
+  return a + bytes <= it->second.end ? it->second.domain : nullptr;
+}
 
 void persist_domain::persist_lines(const std::uintptr_t* lines, std::size_t n) const {
   std::size_t i = 0;

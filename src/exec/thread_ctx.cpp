@@ -8,22 +8,19 @@
 
 #include "block_scheduler.hpp"
 #include "gpmx/exec/errors.hpp"
-#include "gpmx/trace/recorder.hpp"
 
 namespace gpmx::cpu {
 
 detail::barrier_result thread_ctx::barrier(std::uint32_t pred, const source_loc& loc) {
-  if (rec_) {  // the arrival is the thread's event; the barrier itself is the scheduling point
-    trace::event e;
-    e.kind = trace::event_kind::barrier;
-    rec_->append(e, coords(), loc);
-  }
+  // The arrival is the thread's event; the barrier itself is the scheduling point.
+  if (obs_) obs_->barrier(coords(), loc);
   prepare_to_wait();
   return b_->scheduler->arrive_barrier(*this, pred);
 }
 
 std::uint64_t thread_ctx::warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg,
                                int width) {
+  if (obs_) obs_->warp_collective(coords(), op, mask);
   prepare_to_wait();
   return b_->scheduler->warp_collective(*this, op, mask, value, arg, width);
 }
@@ -44,64 +41,37 @@ void thread_ctx::deterministic_yield() {
   b_->scheduler->maybe_yield(*this);
 }
 
-// --- the trace mode ---
-
-trace::thread_coords thread_ctx::coords() const {
-  return {b_->block_linear, warp_id(), lane_id(), global_id()};
+void thread_ctx::persist_range(const void* p, std::size_t bytes, source_loc loc) {
+  if (bytes == 0) return;
+  const persist_domain* d = find_persist_domain(p, bytes);
+  if (!d)
+    throw kernel_usage_error(fmt::format("persist_range of {} bytes at {}: the range is not inside one mapped "
+                                         "pool",
+                                         bytes, p));
+  if (obs_) sync_point();
+  d->persist_range(p, bytes);
+  // Reported after the flush with no yield between: every store reported
+  // before it is covered.
+  if (obs_) obs_->persist_range(coords(), p, bytes, loc);
 }
 
-void thread_ctx::trace_pm_write(const void* p, std::size_t bytes, const source_loc& loc) {
-  // The store is done: record it before yielding, so no other thread's event
-  // comes between the store and its record.
-  trace::event e;
-  e.kind = trace::event_kind::pm_write;
-  e.address = reinterpret_cast<std::uintptr_t>(p);
-  e.bytes = bytes;
-  e.value_bytes = std::uint8_t(std::min(bytes, trace::max_value_bytes));
-  std::memcpy(e.data.data(), p, e.value_bytes);
-  rec_->append(e, coords(), loc);
-  deterministic_yield();
+// --- observed events ---
+
+void thread_ctx::observe_store(mem_space s, const void* p, std::size_t bytes, const source_loc& loc) {
+  // The store is done: report it before yielding, so no other thread's event
+  // comes between the store and its report.
+  obs_->access(coords(), s, access_kind::store, p, bytes, loc);
+  if (b_->scheduling_spaces & space_bit(s)) sync_point();
 }
 
-void thread_ctx::trace_pm_read(const void* p, std::size_t bytes, const source_loc& loc) {
-  deterministic_yield();  // the load follows this call with no yield between
-  trace::event e;
-  e.kind = trace::event_kind::pm_read;
-  e.address = reinterpret_cast<std::uintptr_t>(p);
-  e.bytes = bytes;
-  rec_->append(e, coords(), loc);
+void thread_ctx::observe_load(mem_space s, const void* p, std::size_t bytes, const source_loc& loc) {
+  if (b_->scheduling_spaces & space_bit(s)) sync_point();  // the load follows with no yield between
+  obs_->access(coords(), s, access_kind::load, p, bytes, loc);
 }
 
-void thread_ctx::trace_ordering(trace::event_kind kind, const source_loc& loc) {
-  deterministic_yield();
-  trace::event e;
-  e.kind = kind;
-  rec_->append(e, coords(), loc);
-}
-
-void thread_ctx::trace_flag(trace::event_kind kind, scope s, const void* flag, std::size_t bytes,
-                            std::uint64_t value, const source_loc& loc) {
-  trace::event e;
-  e.kind = kind;
-  e.scope_of = s;
-  e.address = reinterpret_cast<std::uintptr_t>(flag);
-  e.bytes = bytes;
-  e.value = value;
-  if (kind == trace::event_kind::pacq) e.reads_from = rec_->release_read(e.address, value);
-  rec_->append(e, coords(), loc);
-}
-
-void thread_ctx::trace_atomic(trace::atomic_op op, scope s, const void* p, std::size_t bytes,
-                              std::uint64_t operand, std::uint64_t result, const source_loc& loc) {
-  trace::event e;
-  e.kind = trace::event_kind::atomic;
-  e.op = op;
-  e.scope_of = s;
-  e.address = reinterpret_cast<std::uintptr_t>(p);
-  e.bytes = bytes;
-  e.value = operand;
-  e.result = result;
-  rec_->append(e, coords(), loc);
+void thread_ctx::observe_ordering(ordering_op op, const source_loc& loc) {
+  sync_point();
+  obs_->ordering(coords(), op, loc);
 }
 
 void persist_lines(std::vector<pm_line>& lines) {

@@ -67,19 +67,4 @@ std::uint64_t warp_result(const warp_arrivals& a, unsigned lane) {
   return 0;
 }
 
-const char* to_string(warp_op op) {
-  switch (op) {
-    case warp_op::syncwarp: return "syncwarp";
-    case warp_op::ballot: return "ballot_sync";
-    case warp_op::any: return "any_sync";
-    case warp_op::all: return "all_sync";
-    case warp_op::match_any: return "match_any_sync";
-    case warp_op::shfl: return "shfl_sync";
-    case warp_op::shfl_up: return "shfl_up_sync";
-    case warp_op::shfl_down: return "shfl_down_sync";
-    case warp_op::shfl_xor: return "shfl_xor_sync";
-  }
-  return "?";
-}
-
 }  // namespace gpmx::cpu::detail

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <thread>
 
+#include "agent_runner.hpp"
 #include "gpmx/exec/errors.hpp"
 
 namespace gpmx::cpu::detail {
@@ -36,7 +37,7 @@ void worker::throw_spin_deadlock(const launch_state& L, const char* why) const {
 void worker::run(launch_state& L) {
   const executor_options& opt = *L.options;
   const bool det = is_deterministic(opt.policy);
-  rng choices(L.seed);
+  seeded_choices choices(L.seed);
   bool all_stalled = false;
   bool counted_stalled = false;  // this worker is in L.stalled_workers
   unsigned backoff = 0;
@@ -89,6 +90,13 @@ void worker::run(launch_state& L) {
         progress |= o == block_scheduler::outcome::progressed;
         ++i;
       }
+      // The deterministic schedule's agents take one step per round.
+      bool agents_busy = false;
+      if (det) {
+        const agent_round a = step_agents(L, choices);
+        progress |= a.progressed;
+        agents_busy = a.busy;
+      }
       all_stalled = !progress;
       if (progress) {
         if (counted_stalled) {
@@ -101,7 +109,12 @@ void worker::run(launch_state& L) {
         continue;
       }
       if (resident_.size() < opt.max_resident_blocks && (claimed_next < claimed_end || L.blocks_left())) continue;
-      if (det) throw_spin_deadlock(L, "deadlock: every resident thread spins and no other block can start");
+      if (det && agents_busy) {  // an agent's work in flight may end the spin
+        std::this_thread::yield();
+        continue;
+      }
+      if (det) throw_spin_deadlock(L, "deadlock: every resident thread spins, no other block can start "
+                                      "and no agent has work");
       // Parallel: another worker may still write what these threads wait for.
       if (!counted_stalled) {
         L.stalled_workers.fetch_add(1, std::memory_order_relaxed);

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
-#include "gpmx/trace/recorder.hpp"
+#include "gpmx/exec/observer.hpp"
 
 namespace gpmx::pm {
 
@@ -20,12 +20,12 @@ mapping::mapping(const std::filesystem::path& path, const std::filesystem::path&
   base_ = static_cast<std::byte*>(p);
   size_ = len;
   is_pmem_ = is_pmem != 0;
-  if (trace::recorder* r = trace::host_recorder()) r->watch_pool(base_, size_, shown.string());
+  if (observer* o = host_observer()) o->pool_mapped(base_, size_, shown.string());
 }
 
 mapping::~mapping() {
   if (!base_) return;
-  if (trace::recorder* r = trace::host_recorder()) r->unwatch_pool(base_);
+  if (observer* o = host_observer()) o->pool_unmapped(base_);
   pmem_unmap(base_, size_);
 }
 
@@ -36,7 +36,7 @@ void mapping::persist(const void* p, std::uint64_t bytes, source_loc loc) const 
                    fmt::format("{}: persist of {} bytes at offset {} lies outside the {}-byte mapping",
                                path_.string(), bytes, b - base_, size_));
   persisted_.fetch_add(bytes, std::memory_order_relaxed);
-  if (trace::recorder* r = trace::host_recorder()) r->host_persist(p, bytes, loc);
+  if (observer* o = host_observer()) o->host_persist(p, bytes, loc);
   if (bytes == 0 || mode_ == durability::none) return;
   if ((mode_ == durability::pmem && is_pmem_) || mode_ == durability::flush) {
     pmem_persist(p, bytes);

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 // The pool as the executor sees it: a place whose ranges can be persisted.
 class pool_domain final : public persist_domain {
  public:
-  explicit pool_domain(const mapping* m) : map_(m) {}
+  explicit pool_domain(const mapping* m) : map_(m), registration_(this, m->base(), m->size()) {}
   void persist_range(const void* p, std::size_t bytes) const override { map_->persist(p, bytes); }
   // msync works on pages: one call per run of lines that share or touch
   // pages, instead of one per run of adjacent lines.
@@ -46,6 +46,7 @@ class pool_domain final : public persist_domain {
 
  private:
   const mapping* map_;
+  scoped_persist_domain registration_;  // kernels' persist_range finds the pool by address
 };
 
 struct pool::state {

@@ -19,6 +19,8 @@ const char* to_string(event_kind k) {
     case event_kind::barrier: return "barrier";
     case event_kind::atomic: return "atomic";
     case event_kind::host_persist: return "host_persist";
+    case event_kind::persist_range: return "persist_range";
+    case event_kind::agent_step: return "agent_step";
   }
   return "?";
 }

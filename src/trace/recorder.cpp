@@ -23,7 +23,7 @@ void recorder::kernel_begin(std::string_view name, dim3 grid, dim3 block) {
   trace_.events.push_back(e);
 }
 
-void recorder::kernel_end() {
+void recorder::kernel_end(std::string_view) {
   absorb_kernel_stores();
   event unviewed;
   unviewed.launch = launches_;

@@ -9,16 +9,11 @@
 namespace gpmx::trace {
 namespace {
 
-std::atomic<recorder*> installed{nullptr};
-
 // Compared page by page: most of a pool is unchanged between two host
 // persists, and memcmp of a page is far cheaper than a byte loop.
 constexpr std::uint64_t page_bytes = 4096;
 
 }  // namespace
-
-recorder* host_recorder() { return installed.load(std::memory_order_acquire); }
-void set_host_recorder(recorder* r) { installed.store(r, std::memory_order_release); }
 
 void recorder::watch_pool(const void* base, std::uint64_t length, std::string_view path) {
   const auto* b = static_cast<const std::uint8_t*>(base);

@@ -182,8 +182,9 @@ trace decode(std::span<const std::uint8_t> bytes, std::string_view origin) {
   r.bytes(magic, sizeof magic, "the magic number");
   if (std::memcmp(magic, file_magic, sizeof magic) != 0) r.fail(0, "not a gpmx trace (bad magic number)");
   const std::uint32_t version = r.u32();
-  if (version != file_version)
-    r.fail(8, fmt::format("version {}; this build reads version {}", version, file_version));
+  if (version < oldest_file_version || version > file_version)
+    r.fail(8, fmt::format("version {}; this build reads versions {} to {}", version, oldest_file_version,
+                          file_version));
   const std::uint32_t size = r.u32();
   if (size != record_bytes) r.fail(12, fmt::format("records of {} bytes; version {} has {}", size, version, record_bytes));
   const std::uint64_t count = r.u64();

@@ -44,7 +44,7 @@ std::vector<step> traced_steps(workload& w, const std::string& bug, style s) {
   test::temp_dir dir;
   trace::recorder rec;
   {
-    cpu::executor ex({.policy = cpu::schedule::trace, .seed = 1, .recorder = &rec});
+    cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = 1, .observer = &rec});
     env e{ex, dir.path(), pm::durability::none};
     e.bug = bug;
     (void)w.run(e, resolve_params(w, w.small_params()), s);

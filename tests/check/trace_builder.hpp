@@ -59,6 +59,20 @@ class trace_builder {
     return push(e);
   }
 
+  // A kernel thread's persist of [address, address + bytes), whoever stored it.
+  std::uint64_t persist_range(who w, std::uint64_t address, std::uint64_t bytes) {
+    event e = of(w, event_kind::persist_range, 0);
+    e.address = address;
+    e.bytes = bytes;
+    return push(e);
+  }
+  // An agent's step: no thread of the model.
+  std::uint64_t agent_step(std::uint32_t launch = 0) {
+    event e = bare(event_kind::agent_step, launch);
+    e.block = gpmx::trace::unviewed_block;
+    return push(e);
+  }
+
   // The host thread: a store, and pool::persist of [address, address + bytes).
   static constexpr who host{gpmx::trace::host_launch, 0, 0};
   std::uint64_t host_write(std::uint64_t address, std::uint64_t bytes, std::uint8_t fill = 0xcd) {

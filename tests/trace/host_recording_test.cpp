@@ -35,7 +35,7 @@ struct view_and_raw {
 
 trace::trace record(const fs::path& dir, unsigned& persist_line) {
   trace::recorder rec;
-  cpu::executor ex({.policy = cpu::schedule::trace, .seed = 1, .recorder = &rec});
+  cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = 1, .observer = &rec});
   pm::pool p = pm::pool::create(dir / "t.pool", 1 << 20, {.mode = pm::durability::none});
   pm::region r = p.create_region("data", 4096);
   auto* words = reinterpret_cast<std::uint64_t*>(r.data());
@@ -110,13 +110,13 @@ TEST(HostRecording, PoolImagesSurviveTheTraceFile) {
 
 TEST(HostRecording, NothingIsWatchedWithoutATraceExecutor) {
   scratch s;
-  EXPECT_EQ(trace::host_recorder(), nullptr);
+  EXPECT_EQ(host_observer(), nullptr);
   trace::recorder rec;
   {
-    cpu::executor ex({.policy = cpu::schedule::trace, .seed = 1, .recorder = &rec});
-    EXPECT_EQ(trace::host_recorder(), &rec);
+    cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = 1, .observer = &rec});
+    EXPECT_EQ(host_observer(), static_cast<observer*>(&rec));
   }
-  EXPECT_EQ(trace::host_recorder(), nullptr);
+  EXPECT_EQ(host_observer(), nullptr);
   pm::pool p = pm::pool::create(s.dir / "u.pool", 1 << 20, {.mode = pm::durability::none});
   EXPECT_TRUE(rec.take().pools.empty());
 }

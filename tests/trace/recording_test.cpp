@@ -106,7 +106,7 @@ TEST(TraceRecording, PacqRecordsThePrelItReadFrom) {
   const unsigned blocks = 3, threads = 8;
   std::vector<std::uint32_t> data(blocks, 0), flags(blocks, 0), got(blocks * threads, 0);
   trace::recorder rec;
-  cpu::executor ex({.policy = cpu::schedule::trace, .seed = 9, .recorder = &rec});
+  cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = 9, .observer = &rec});
   ex.launch({dim3(blocks), dim3(threads), 0, "release_acquire"}, trace_test::release_acquire{},
             pm::pm_span<std::uint32_t>(data.data(), data.size(), &domain), flags.data(), got.data());
   const trace::trace t = rec.take();
@@ -143,7 +143,7 @@ TEST(TraceRecording, PacqRecordsThePrelItReadFrom) {
 TEST(TraceRecording, AtomicsAndBarriersAreEvents) {
   std::uint32_t counter = 0;
   trace::recorder rec;
-  cpu::executor ex({.policy = cpu::schedule::trace, .seed = 4, .recorder = &rec});
+  cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = 4, .observer = &rec});
   ex.launch({dim3(1), dim3(4), 0, "count"}, [](auto& t, std::uint32_t* c) {
     t.atomic_add(c, 2u);
     t.syncthreads();
@@ -170,7 +170,7 @@ TEST(TraceRecording, AtomicsAndBarriersAreEvents) {
 
 TEST(TraceRecording, LaunchesAreNumbered) {
   trace::recorder rec;
-  cpu::executor ex({.policy = cpu::schedule::trace, .seed = 1, .recorder = &rec});
+  cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = 1, .observer = &rec});
   memory_domain domain;
   std::vector<std::uint64_t> slots(4), seen(4);
   for (int k = 0; k < 2; ++k)
@@ -184,20 +184,12 @@ TEST(TraceRecording, LaunchesAreNumbered) {
   EXPECT_EQ(t.events[t.events.size() / 2 + 1].po, 0u);  // program order restarts per launch
 }
 
-TEST(TraceRecording, OtherSchedulesRecordNothing) {
+TEST(TraceRecording, TheParallelScheduleRefusesARecorder) {
+  // The recorder takes no locks: only the one-worker schedule may call it.
   trace::recorder rec;
-  memory_domain domain;
-  std::vector<std::uint64_t> slots(8), seen(8);
-  for (auto policy : {cpu::schedule::parallel, cpu::schedule::deterministic}) {
-    cpu::executor ex({.workers = 2, .policy = policy, .recorder = &rec});
-    ex.launch({dim3(2), dim3(4), 0, "untraced"}, trace_test::write_fence_read{},
-              pm::pm_span<std::uint64_t>(slots.data(), slots.size(), &domain), seen.data());
-  }
+  EXPECT_THROW(cpu::executor({.workers = 2, .policy = cpu::schedule::parallel, .observer = &rec}),
+               config_error);
   EXPECT_TRUE(rec.recorded().events.empty());
-}
-
-TEST(TraceRecording, TraceScheduleNeedsARecorder) {
-  EXPECT_THROW(cpu::executor({.policy = cpu::schedule::trace}), config_error);
 }
 
 }  // namespace

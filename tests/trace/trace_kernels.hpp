@@ -58,7 +58,7 @@ inline gpmx::trace::trace record_write_fence_read(std::uint64_t seed, unsigned g
   memory_domain domain;
   std::vector<std::uint64_t> slots(grid * block, 0), seen(grid * block, 0);
   gpmx::trace::recorder rec;
-  gpmx::cpu::executor ex({.policy = gpmx::cpu::schedule::trace, .seed = seed, .recorder = &rec});
+  gpmx::cpu::executor ex({.policy = gpmx::cpu::schedule::deterministic, .seed = seed, .observer = &rec});
   ex.launch({gpmx::dim3(grid), gpmx::dim3(block), 0, "write_fence_read"}, write_fence_read{},
             gpmx::pm::pm_span<std::uint64_t>(slots.data(), slots.size(), &domain), seen.data());
   // Addresses as offsets into the slots, so that two recordings compare

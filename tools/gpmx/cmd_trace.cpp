@@ -34,7 +34,7 @@ void do_trace(const trace_args& a) {
   const apps::style s = apps::parse_style(a.style);
   trace::recorder rec;
   {
-    cpu::executor ex({.policy = cpu::schedule::trace, .seed = a.seed, .recorder = &rec});
+    cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = a.seed, .observer = &rec});
     (void)w.run({ex, std::filesystem::path(a.data) / a.workload, pm::durability::none}, p, s);
   }
   const trace::trace t = rec.take();

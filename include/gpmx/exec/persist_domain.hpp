@@ -22,6 +22,28 @@ class persist_domain {
 // The unit in which the cpu executor tracks and flushes a thread's PM stores.
 inline constexpr std::size_t persist_line_bytes = 64;
 
+// Domains by the address range they hold, so that a kernel thread can make
+// durable a range that other threads stored (thread_ctx::persist_range),
+// knowing only its address. A pool registers itself while it is mapped.
+void register_persist_domain(const persist_domain* d, const void* base, std::size_t bytes);
+void unregister_persist_domain(const persist_domain* d);
+// The domain that holds all of [p, p + bytes), or null.
+const persist_domain* find_persist_domain(const void* p, std::size_t bytes);
+
+// Registers a domain for its lifetime.
+class scoped_persist_domain {
+ public:
+  scoped_persist_domain(const persist_domain* d, const void* base, std::size_t bytes) : d_(d) {
+    register_persist_domain(d, base, bytes);
+  }
+  ~scoped_persist_domain() { unregister_persist_domain(d_); }
+  scoped_persist_domain(const scoped_persist_domain&) = delete;
+  scoped_persist_domain& operator=(const scoped_persist_domain&) = delete;
+
+ private:
+  const persist_domain* d_;
+};
+
 // One cache line a thread has written and not yet persisted.
 struct pm_line {
   const persist_domain* domain;

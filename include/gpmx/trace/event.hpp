@@ -8,23 +8,25 @@
 
 #include "gpmx/exec/dim3.hpp"
 #include "gpmx/exec/memory_scope.hpp"
+#include "gpmx/exec/observer.hpp"
 
 namespace gpmx::trace {
 
 // host_persist is the model's H(x, n): pool::persist of [address, address +
 // bytes) by the host thread. Host stores are pm_write events of the host
 // thread (launch == host_launch); see recorder::watch_pool.
+// persist_range is a kernel thread's persist of [address, address + bytes),
+// whoever stored it (thread_ctx::persist_range). agent_step: an agent
+// beside the launch did some work (text: its name); it orders nothing.
 enum class event_kind : std::uint8_t {
   kernel_begin, kernel_end, pm_write, pm_read, gpm_persist, ofence, dfence, prel, pacq, barrier, atomic,
-  host_persist
+  host_persist, persist_range, agent_step
 };
-inline constexpr unsigned event_kind_count = 12;
+inline constexpr unsigned event_kind_count = 14;
 
 // The atomic operation of an `atomic` event.
-enum class atomic_op : std::uint8_t {
-  none, load, store, add, sub, exch, cas, min, max, bit_and, bit_or, bit_xor, inc, dec
-};
-inline constexpr unsigned atomic_op_count = 14;
+using gpmx::atomic_op;
+using gpmx::atomic_op_count;
 
 const char* to_string(event_kind k);
 const char* to_string(atomic_op op);

@@ -1,29 +1,46 @@
 #pragma once
-// Collects the events of trace-mode launches. The cpu executor appends to it
-// from its single worker thread (schedule::trace), so it needs no locking.
+// Collects the events of trace-mode launches: an observer of the cpu
+// executor's deterministic schedule, which calls it from its single worker
+// thread, so it needs no locking.
 #include <atomic>
 #include <cstdint>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "gpmx/exec/observer.hpp"
 #include "gpmx/exec/source_loc.hpp"
 #include "gpmx/trace/event.hpp"
 
 namespace gpmx::trace {
 
-// Who made an event: filled in by the thread context.
-struct thread_coords {
-  std::uint64_t block = 0;
-  std::uint32_t warp = 0;
-  std::uint32_t lane = 0;
-  std::uint64_t global_id = 0;  // unique within the launch; keys the program order
-};
+// Who made an event (global_id keys the program order).
+using gpmx::thread_coords;
 
-class recorder {
+class recorder final : public observer {
  public:
-  void kernel_begin(std::string_view name, dim3 grid, dim3 block);
-  void kernel_end();
+  // --- as an observer (see gpmx/exec/observer.hpp) ---
+  // PM accesses only; they, the persistency operations, flags and atomics
+  // are the trace schedule's scheduling points.
+  std::uint8_t observed_spaces() const override { return space_bit(mem_space::pm); }
+  void kernel_begin(std::string_view name, dim3 grid, dim3 block) override;
+  void kernel_end(std::string_view name) override;
+  void access(const thread_coords& who, mem_space s, access_kind k, const void* p, std::size_t bytes,
+              const source_loc& loc) override;
+  void ordering(const thread_coords& who, ordering_op op, const source_loc& loc) override;
+  void persist_range(const thread_coords& who, const void* p, std::size_t bytes,
+                     const source_loc& loc) override;
+  void flag(const thread_coords& who, flag_op op, scope s, const void* flag, std::size_t bytes,
+            std::uint64_t value, const source_loc& loc) override;
+  void atomic(const thread_coords& who, atomic_op op, scope s, const void* p, std::size_t bytes,
+              std::uint64_t operand, std::uint64_t result, const source_loc& loc) override;
+  void barrier(const thread_coords& who, const source_loc& loc) override;
+  void agent_step(std::string_view agent) override;
+  void pool_mapped(const void* base, std::uint64_t length, std::string_view path) override {
+    watch_pool(base, length, path);
+  }
+  void pool_unmapped(const void* base) override { unwatch_pool(base); }
+  void host_detached() override { stop_watching(); }
 
   // Appends a thread's event, filling in its coordinates, launch, program
   // order and source location; returns its index.
@@ -46,7 +63,7 @@ class recorder {
   // after the host stores found before it. Inside a launch it is a kernel
   // persisting through the pool (the checkpoint copy): the launch's end
   // covers it, so nothing is recorded.
-  void host_persist(const void* p, std::uint64_t bytes, const source_loc& loc);
+  void host_persist(const void* p, std::uint64_t bytes, const source_loc& loc) override;
 
   std::uint32_t intern(std::string_view s);
   const trace& recorded() const { return trace_; }
@@ -82,11 +99,5 @@ class recorder {
   std::uint64_t launch_first_event_ = 0;
   std::uint64_t host_po_ = 0;
 };
-
-// The recorder pools report mappings and host persists to, or null. A cpu
-// executor built with schedule::trace and a recorder installs it for its
-// lifetime, so pools opened while it exists are watched.
-recorder* host_recorder();
-void set_host_recorder(recorder* r);
 
 }  // namespace gpmx::trace

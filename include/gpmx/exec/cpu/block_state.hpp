@@ -7,13 +7,10 @@
 #include <vector>
 
 #include "gpmx/exec/dim3.hpp"
+#include "gpmx/exec/observer.hpp"
 
 namespace gpmx::cpu {
 class thread_ctx;
-}
-namespace gpmx::trace {
-class recorder;
-struct thread_coords;
 }
 
 namespace gpmx::cpu::detail {
@@ -26,11 +23,7 @@ enum class wait_kind : std::uint8_t {
   none, barrier, warp_collective, activemask, spin, yield
 };
 
-// Warp collective operations, one rendezvous each.
-enum class warp_op : std::uint8_t {
-  syncwarp, ballot, any, all, match_any, shfl, shfl_up, shfl_down, shfl_xor
-};
-const char* to_string(warp_op op);
+using gpmx::warp_op;
 
 // What a completed block barrier tells each participant.
 struct barrier_result {
@@ -61,7 +54,9 @@ class block_state {
   std::size_t static_shared_used = 0;
   std::vector<static_shared_slot> static_slots;
   bool deterministic = false;
-  trace::recorder* recorder = nullptr;  // the trace schedule only
+  gpmx::observer* observer = nullptr;   // the launch's, or null
+  std::uint8_t observed_spaces = 0;     // observer->observed_spaces(), or 0
+  std::uint8_t scheduling_spaces = 0;   // observer->scheduling_spaces() (deterministic only), or 0
   block_scheduler* scheduler = nullptr;
 
   // The k-th static shared allocation of this block (made on first request).

@@ -8,18 +8,19 @@
 #include <tuple>
 #include <utility>
 
+#include "gpmx/exec/agent.hpp"
+#include "gpmx/exec/concepts.hpp"
 #include "gpmx/exec/cpu/thread_ctx.hpp"
 #include "gpmx/exec/launch_config.hpp"
 
 namespace gpmx::cpu {
 
-// How blocks and threads are scheduled. Later execution modes (trace, timed)
-// are further policies over the same scheduler.
+// How blocks and threads are scheduled. Execution modes are observers over
+// a schedule: the trace mode is the deterministic schedule observed by a
+// trace::recorder (see docs/design.md).
 enum class schedule : std::uint8_t {
   parallel,       // all workers, threads switch only when they must wait
   deterministic,  // one worker, every choice drawn from a seeded generator
-  trace,          // deterministic, and every PM access and ordering operation is a
-                  // scheduling point recorded in executor_options::recorder
 };
 
 // Whether a policy runs on one worker with seeded choices.
@@ -28,8 +29,12 @@ constexpr bool is_deterministic(schedule s) { return s != schedule::parallel; }
 struct executor_options {
   unsigned workers = 0;  // 0: GPMX_WORKERS, else every core
   schedule policy = schedule::parallel;
-  std::uint64_t seed = 0;                   // deterministic and trace schedules only
-  trace::recorder* recorder = nullptr;      // trace schedule only: where events go (not owned)
+  std::uint64_t seed = 0;                   // deterministic schedule only
+  // Sees every launch's events (not owned). In the deterministic schedule
+  // the events it asks for are scheduling points; the parallel schedule
+  // takes only an observer that is thread_safe(). Installed as the host
+  // observer while the executor lives, if none is.
+  gpmx::observer* observer = nullptr;
   std::size_t fiber_stack_bytes = 0;        // 0: GPMX_FIBER_STACK, else 64 KiB
   unsigned max_resident_blocks = 0;         // per worker; 0: 16 (parallel), 4 (deterministic)
   std::chrono::milliseconds spin_timeout{0};  // 0: GPMX_SPIN_TIMEOUT_MS, else 30 s
@@ -79,6 +84,21 @@ void thread_loop(void* closure, block_state& block, fiber_record& fiber) {
 }
 }  // namespace detail
 
+class executor;
+
+// An agent attached to an executor; detaches it when destroyed.
+class [[nodiscard]] agent_attachment {
+ public:
+  agent_attachment(executor& ex, agent& a) : ex_(&ex), a_(&a) {}
+  agent_attachment(agent_attachment&& o) noexcept : ex_(o.ex_), a_(o.a_) { o.ex_ = nullptr; }
+  agent_attachment& operator=(agent_attachment&&) = delete;
+  ~agent_attachment();
+
+ private:
+  executor* ex_;
+  agent* a_;
+};
+
 class executor {
  public:
   explicit executor(executor_options options = {});
@@ -98,6 +118,11 @@ class executor {
     run(cfg, &detail::thread_loop<decltype(closure)>, &closure);
   }
 
+  // Runs `a` beside every launch until the attachment is destroyed (see
+  // gpmx/exec/agent.hpp). Not during a launch of this executor.
+  agent_attachment attach(agent& a);
+  void detach(agent& a);
+
   const executor_options& options() const;
   unsigned workers() const { return options().workers; }
 
@@ -106,6 +131,9 @@ class executor {
   struct impl;
   std::unique_ptr<impl> impl_;
 };
+
+static_assert(thread_context<thread_ctx>, "the cpu thread context must satisfy gpmx::thread_context");
+static_assert(launcher<executor>, "the cpu executor must satisfy gpmx::launcher");
 
 // The process-wide executor used by gpmx::cpu::launch, built from the
 // environment on first use.

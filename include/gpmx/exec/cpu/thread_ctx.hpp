@@ -14,9 +14,9 @@
 #include "gpmx/exec/persist_domain.hpp"
 #include "gpmx/exec/dim3.hpp"
 #include "gpmx/exec/memory_scope.hpp"
+#include "gpmx/exec/observer.hpp"
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/exec/source_loc.hpp"
-#include "gpmx/trace/event.hpp"
 
 namespace gpmx::cpu {
 
@@ -40,6 +40,8 @@ constexpr std::memory_order load_part(memory_order o) {
   if (o == memory_order::acq_rel) return std::memory_order_acquire;
   return to_std(o);
 }
+template <class Closure>
+void thread_loop(void* closure, block_state& block, fiber_record& fiber);
 template <class T>
 inline constexpr bool warp_value_ok =
     std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(std::uint64_t);
@@ -60,7 +62,8 @@ class thread_ctx {
         block_base_(b.block_linear * b.nthreads),
         one_d_(b.block_dim.y == 1 && b.block_dim.z == 1),
         pm_lines_(pm_lines),
-        rec_(b.recorder) {}
+        obs_(b.observer),
+        observed_(b.observed_spaces) {}
   thread_ctx(const thread_ctx&) = delete;
   thread_ctx& operator=(const thread_ctx&) = delete;
 
@@ -155,7 +158,7 @@ class thread_ctx {
                 source_loc loc = source_loc::current()) {
     sync_point();
     const T v = std::atomic_ref<T>(*const_cast<T*>(p)).load(detail::load_part(o));
-    if (rec_) trace_atomic(trace::atomic_op::load, s, p, sizeof(T), 0, flag_bits(v), loc);
+    if (obs_) obs_->atomic(coords(), atomic_op::load, s, p, sizeof(T), 0, flag_bits(v), loc);
     return v;
   }
   template <class T>
@@ -164,31 +167,31 @@ class thread_ctx {
     sync_point();
     std::atomic_ref<T>(*p).store(v, o == memory_order::acquire || o == memory_order::acq_rel
                                         ? std::memory_order_seq_cst : detail::to_std(o));
-    if (rec_) trace_atomic(trace::atomic_op::store, s, p, sizeof(T), flag_bits(v), 0, loc);
+    if (obs_) obs_->atomic(coords(), atomic_op::store, s, p, sizeof(T), flag_bits(v), 0, loc);
   }
   template <class T>
   T atomic_add(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
                source_loc loc = source_loc::current()) {
-    return rmw(trace::atomic_op::add, s, p, v, loc,
+    return rmw(atomic_op::add, s, p, v, loc,
                [&] { return std::atomic_ref<T>(*p).fetch_add(v, detail::to_std(o)); });
   }
   template <class T>
   T atomic_sub(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
                source_loc loc = source_loc::current()) {
-    return rmw(trace::atomic_op::sub, s, p, v, loc,
+    return rmw(atomic_op::sub, s, p, v, loc,
                [&] { return std::atomic_ref<T>(*p).fetch_sub(v, detail::to_std(o)); });
   }
   template <class T>
   T atomic_exch(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
                 source_loc loc = source_loc::current()) {
-    return rmw(trace::atomic_op::exch, s, p, v, loc,
+    return rmw(atomic_op::exch, s, p, v, loc,
                [&] { return std::atomic_ref<T>(*p).exchange(v, detail::to_std(o)); });
   }
   // Returns the old value, as CUDA's atomicCAS.
   template <class T>
   T atomic_cas(T* p, T expected, T desired, memory_order o = memory_order::relaxed,
                scope s = scope::device, source_loc loc = source_loc::current()) {
-    return rmw(trace::atomic_op::cas, s, p, desired, loc, [&] {
+    return rmw(atomic_op::cas, s, p, desired, loc, [&] {
       std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired, detail::to_std(o),
                                                      detail::load_part(o));
       return expected;
@@ -197,29 +200,29 @@ class thread_ctx {
   template <class T>
   T atomic_min(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
                source_loc loc = source_loc::current()) {
-    return update(trace::atomic_op::min, s, p, v, o, loc, [v](T old) { return v < old ? v : old; });
+    return update(atomic_op::min, s, p, v, o, loc, [v](T old) { return v < old ? v : old; });
   }
   template <class T>
   T atomic_max(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
                source_loc loc = source_loc::current()) {
-    return update(trace::atomic_op::max, s, p, v, o, loc, [v](T old) { return old < v ? v : old; });
+    return update(atomic_op::max, s, p, v, o, loc, [v](T old) { return old < v ? v : old; });
   }
   template <class T>
   T atomic_and(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
                source_loc loc = source_loc::current()) {
-    return rmw(trace::atomic_op::bit_and, s, p, v, loc,
+    return rmw(atomic_op::bit_and, s, p, v, loc,
                [&] { return std::atomic_ref<T>(*p).fetch_and(v, detail::to_std(o)); });
   }
   template <class T>
   T atomic_or(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
               source_loc loc = source_loc::current()) {
-    return rmw(trace::atomic_op::bit_or, s, p, v, loc,
+    return rmw(atomic_op::bit_or, s, p, v, loc,
                [&] { return std::atomic_ref<T>(*p).fetch_or(v, detail::to_std(o)); });
   }
   template <class T>
   T atomic_xor(T* p, T v, memory_order o = memory_order::relaxed, scope s = scope::device,
                source_loc loc = source_loc::current()) {
-    return rmw(trace::atomic_op::bit_xor, s, p, v, loc,
+    return rmw(atomic_op::bit_xor, s, p, v, loc,
                [&] { return std::atomic_ref<T>(*p).fetch_xor(v, detail::to_std(o)); });
   }
   // CUDA atomicInc: old >= limit ? 0 : old + 1.
@@ -227,7 +230,7 @@ class thread_ctx {
   T atomic_inc(T* p, T limit, memory_order o = memory_order::relaxed, scope s = scope::device,
                source_loc loc = source_loc::current()) {
     static_assert(std::is_unsigned_v<T>, "atomic_inc takes an unsigned type, as CUDA's atomicInc");
-    return update(trace::atomic_op::inc, s, p, limit, o, loc,
+    return update(atomic_op::inc, s, p, limit, o, loc,
                   [limit](T old) { return old >= limit ? T(0) : T(old + 1); });
   }
   // CUDA atomicDec: (old == 0 || old > limit) ? limit : old - 1.
@@ -235,7 +238,7 @@ class thread_ctx {
   T atomic_dec(T* p, T limit, memory_order o = memory_order::relaxed, scope s = scope::device,
                source_loc loc = source_loc::current()) {
     static_assert(std::is_unsigned_v<T>, "atomic_dec takes an unsigned type, as CUDA's atomicDec");
-    return update(trace::atomic_op::dec, s, p, limit, o, loc,
+    return update(atomic_op::dec, s, p, limit, o, loc,
                   [limit](T old) { return (old == 0 || old > limit) ? limit : T(old - 1); });
   }
 
@@ -258,34 +261,42 @@ class thread_ctx {
     for (std::uintptr_t l = first; l <= last; ++l)
       if (pm_lines_->empty() || !(pm_lines_->back() == pm_line{d, l})) pm_lines_->push_back({d, l});
     pm_dirty_ = true;
-    if (rec_) trace_pm_write(p, bytes, loc);
+    if (observed_ & space_bit(mem_space::pm)) observe_store(mem_space::pm, p, bytes, loc);
   }
   // Whether this thread stored to PM since its last flush. A flag in the
   // context (not the vector's size) so that, in kernels that never touch PM,
   // the compiler sees it stay false and drops the end-of-thread check.
   bool pm_dirty() const { return pm_dirty_; }
-  // PM views call this for every load, right before it. Only the trace mode
-  // needs it.
+  // PM views call this for every load, right before it. Only observers
+  // need it.
   void record_pm_read(const persist_domain*, const void* p, std::size_t bytes,
                       source_loc loc = source_loc::current()) {
-    if (rec_) trace_pm_read(p, bytes, loc);
+    if (observed_ & space_bit(mem_space::pm)) observe_load(mem_space::pm, p, bytes, loc);
+  }
+  // Device- and shared-memory views call these for every store (after it)
+  // and load (before it). Free when no observer wants the space.
+  void record_store(mem_space s, const void* p, std::size_t bytes, source_loc loc = source_loc::current()) {
+    if (observed_ & space_bit(s)) observe_store(s, p, bytes, loc);
+  }
+  void record_load(mem_space s, const void* p, std::size_t bytes, source_loc loc = source_loc::current()) {
+    if (observed_ & space_bit(s)) observe_load(s, p, bytes, loc);
   }
   // The lines recorded and not yet persisted (for tests and tools).
   const std::vector<pm_line>& pending_pm_lines() const { return *pm_lines_; }
   // GPM's persist barrier: this thread's earlier PM stores are durable on return.
   void gpm_persist(source_loc loc = source_loc::current()) {
-    if (rec_) trace_ordering(trace::event_kind::gpm_persist, loc);
+    if (obs_) observe_ordering(ordering_op::gpm_persist, loc);
     persist_pm_writes();
   }
   // Orders this thread's earlier PM stores before its later ones. The cpu
   // executor makes the earlier ones durable (stronger than required).
   void ofence(source_loc loc = source_loc::current()) {
-    if (rec_) trace_ordering(trace::event_kind::ofence, loc);
+    if (obs_) observe_ordering(ordering_op::ofence, loc);
     persist_pm_writes();
   }
   // This thread's earlier PM stores are durable on return.
   void dfence(source_loc loc = source_loc::current()) {
-    if (rec_) trace_ordering(trace::event_kind::dfence, loc);
+    if (obs_) observe_ordering(ordering_op::dfence, loc);
     persist_pm_writes();
   }
   // Scoped persist release: the releaser's earlier PM stores persist before
@@ -293,22 +304,34 @@ class thread_ctx {
   template <class T>
   void prel(scope s, T* flag, T value, source_loc loc = source_loc::current()) {
     persist_pm_writes();
-    if (!rec_) return atomic_store(flag, value, memory_order::release, s);
-    deterministic_yield();  // the trace mode: a scheduling point, then the release as one event
+    if (!obs_) return atomic_store(flag, value, memory_order::release, s);
+    sync_point();  // a scheduling point, then the release as one event
     std::atomic_ref<T>(*flag).store(value, std::memory_order_release);
-    trace_flag(trace::event_kind::prel, s, flag, sizeof(T), flag_bits(value), loc);
+    obs_->flag(coords(), flag_op::release, s, flag, sizeof(T), flag_bits(value), loc);
   }
   // Scoped persist acquire: returns the flag's value; if it was written by a
   // prel whose scope holds both threads, this thread's later PM stores
   // persist after the releaser's earlier ones.
   template <class T>
   T pacq(scope s, const T* flag, source_loc loc = source_loc::current()) {
-    if (!rec_) return atomic_load(flag, memory_order::acquire, s);
-    deterministic_yield();
+    if (!obs_) return atomic_load(flag, memory_order::acquire, s);
+    sync_point();
     const T v = std::atomic_ref<T>(*const_cast<T*>(flag)).load(std::memory_order_acquire);
-    trace_flag(trace::event_kind::pacq, s, flag, sizeof(T), flag_bits(v), loc);
+    obs_->flag(coords(), flag_op::acquire, s, flag, sizeof(T), flag_bits(v), loc);
     return v;
   }
+  // Makes [p, p + bytes) of PM durable whoever stored it (a drainer
+  // persisting other threads' stores) and returns when it is. Covers the
+  // stores made before the call; on a GPU the program must make them
+  // visible to this thread first. The range must lie in one mapped pool.
+  void persist_range(const void* p, std::size_t bytes, source_loc loc = source_loc::current());
+
+ private:
+  // The executor's thread loop and block scheduler drive the context; kernels do not.
+  template <class Closure>
+  friend void detail::thread_loop(void* closure, detail::block_state& block, detail::fiber_record& fiber);
+  friend class detail::block_scheduler;
+
   void persist_pm_writes() {
     pm_write_stats::add_kernel_stores(pm_bytes_stored_);
     pm_bytes_stored_ = 0;
@@ -316,7 +339,6 @@ class thread_ctx {
     pm_dirty_ = false;
   }
 
-  // --- used by the executor's thread loop; not for kernels ---
   // A carrier claims every unstarted thread of its block at once and runs
   // them in turn; exits are published to the block in batches. Whatever may
   // suspend first publishes the finished threads and hands back the
@@ -346,7 +368,6 @@ class thread_ctx {
   }
   detail::fiber_record& fiber() const { return *fiber_; }
 
- private:
   template <class T>
   static std::uint64_t bits_of(const T& v) {
     static_assert(detail::warp_value_ok<T>, "warp operations move values of at most 8 bytes");
@@ -369,14 +390,14 @@ class thread_ctx {
     return bits;
   }
   template <class T, class F>
-  T rmw(trace::atomic_op op, scope s, T* p, T operand, const source_loc& loc, F apply) {
+  T rmw(atomic_op op, scope s, T* p, T operand, const source_loc& loc, F apply) {
     sync_point();
     const T old = apply();
-    if (rec_) trace_atomic(op, s, p, sizeof(T), flag_bits(operand), flag_bits(old), loc);
+    if (obs_) obs_->atomic(coords(), op, s, p, sizeof(T), flag_bits(operand), flag_bits(old), loc);
     return old;
   }
   template <class T, class F>
-  T update(trace::atomic_op op, scope s, T* p, T operand, memory_order o, const source_loc& loc, F next) {
+  T update(atomic_op op, scope s, T* p, T operand, memory_order o, const source_loc& loc, F next) {
     return rmw(op, s, p, operand, loc, [&] {
       std::atomic_ref<T> a(*p);
       T old = a.load(std::memory_order_relaxed);
@@ -404,17 +425,15 @@ class thread_ctx {
   void spin_yield();
   void deterministic_yield();
 
-  // The trace mode's half, out of line: each appends one event; all but
-  // trace_pm_write (whose store is already done) first yield, so threads
-  // interleave at every recorded operation.
-  void trace_pm_write(const void* p, std::size_t bytes, const source_loc& loc);
-  void trace_pm_read(const void* p, std::size_t bytes, const source_loc& loc);
-  void trace_ordering(trace::event_kind kind, const source_loc& loc);
-  void trace_flag(trace::event_kind kind, scope s, const void* flag, std::size_t bytes,
-                  std::uint64_t value, const source_loc& loc);
-  void trace_atomic(trace::atomic_op op, scope s, const void* p, std::size_t bytes,
-                    std::uint64_t operand, std::uint64_t result, const source_loc& loc);
-  trace::thread_coords coords() const;
+  // The observed half, out of line. In the deterministic schedule each is
+  // a scheduling point: a store's after it is reported (nothing comes
+  // between the store and its report), a load's and an ordering's before.
+  void observe_store(mem_space s, const void* p, std::size_t bytes, const source_loc& loc);
+  void observe_load(mem_space s, const void* p, std::size_t bytes, const source_loc& loc);
+  void observe_ordering(ordering_op op, const source_loc& loc);
+  thread_coords coords() const {
+    return {b_->block_linear, warp_id(), lane_id(), global_id()};
+  }
 
   // Publishes finished threads and gives back unstarted ones before an
   // operation that may suspend this thread.
@@ -436,7 +455,8 @@ class thread_ctx {
   bool one_d_;
   bool in_spin_ = false;
   std::vector<pm_line>* pm_lines_;  // stored, not yet persisted
-  trace::recorder* rec_;            // null unless the launch is traced
+  observer* obs_;                   // null unless the launch is observed
+  std::uint8_t observed_;           // space_bit of each space obs_ wants
   bool pm_dirty_ = false;
   std::uint64_t pm_bytes_stored_ = 0;  // since the last persist (pm_write_stats)
   // 64-bit so the thread loop's induction variables cannot wrap, which lets

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "gpmx/exec/concepts.hpp"
 #include "gpmx/exec/cuda/thread_ctx.cuh"
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/exec/launch_config.hpp"
@@ -47,6 +48,16 @@ void launch(const launch_config& cfg, Kernel kernel, Args... args) {
   fn<<<g, b, cfg.dynamic_shared_bytes>>>(kernel, args...);
   detail::check(cudaGetLastError(), "kernel launch", "kernel '" + cfg.name + "'");
 }
+
+// cuda::launch as an object, for code written against gpmx::launcher.
+struct launcher {
+  template <class Kernel, class... Args>
+  void launch(const launch_config& cfg, Kernel kernel, Args... args) const {
+    cuda::launch(cfg, kernel, args...);
+  }
+};
+static_assert(gpmx::launcher<launcher>, "cuda::launcher must satisfy gpmx::launcher");
+static_assert(thread_context<thread_ctx>, "the CUDA thread context must satisfy gpmx::thread_context");
 
 inline void synchronize(const std::string& what = "synchronize") {
   detail::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", what);

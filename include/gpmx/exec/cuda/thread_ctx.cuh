@@ -10,6 +10,7 @@
 
 #include "gpmx/exec/dim3.hpp"
 #include "gpmx/exec/memory_scope.hpp"
+#include "gpmx/exec/observer.hpp"
 #include "gpmx/exec/persist_domain.hpp"
 #include "gpmx/exec/source_loc.hpp"
 
@@ -222,6 +223,15 @@ class thread_ctx {
   // reaches over PCIe, so a system-scope fence is what makes stores durable) ---
   __device__ void record_pm_write(const persist_domain*, const void*, std::size_t, source_loc = source_loc::current()) {}
   __device__ void record_pm_read(const persist_domain*, const void*, std::size_t, source_loc = source_loc::current()) {}
+  // Device- and shared-memory views: plain accesses, nothing to record.
+  __device__ void record_store(mem_space, const void*, std::size_t, source_loc = source_loc::current()) {}
+  __device__ void record_load(mem_space, const void*, std::size_t, source_loc = source_loc::current()) {}
+  // Other threads' stores to the range must be visible to this thread
+  // (a release/acquire or barrier before it); the system-scope fence is
+  // cumulative, so it makes what this thread has observed durable too.
+  __device__ void persist_range(const void*, std::size_t, source_loc = source_loc::current()) {
+    __threadfence_system();
+  }
   __device__ void gpm_persist(source_loc = source_loc::current()) { __threadfence_system(); }
   __device__ void ofence(source_loc = source_loc::current()) { __threadfence_system(); }
   __device__ void dfence(source_loc = source_loc::current()) { __threadfence_system(); }

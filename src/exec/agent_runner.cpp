@@ -1,0 +1,57 @@
+#include "agent_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace gpmx::cpu::detail {
+
+agent_round step_agents(launch_state& L, choice_policy& order) {
+  agent_round round;
+  if (L.agents.empty()) return round;
+  std::vector<agent*> agents = L.agents;
+  order.shuffle(agents.begin(), agents.end());
+  for (agent* a : agents) {
+    const agent::step_result r = a->step();
+    if (r == agent::step_result::progressed) {
+      round.progressed = true;
+      if (L.obs) L.obs->agent_step(a->name());
+    }
+    round.busy |= r != agent::step_result::idle;
+  }
+  return round;
+}
+
+agent_threads::agent_threads(launch_state& L) : L_(L) {
+  threads_.reserve(L.agents.size());
+  for (agent* a : L.agents) threads_.emplace_back([this, a] { run(*a); });
+}
+
+void agent_threads::stop() {
+  stop_.store(true, std::memory_order_relaxed);
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+}
+
+void agent_threads::run(agent& a) {
+  unsigned backoff = 0;
+  try {
+    while (!stop_.load(std::memory_order_relaxed) && !L_.abort.load(std::memory_order_relaxed)) {
+      const agent::step_result r = a.step();
+      // Work done or in flight keeps stalled workers from declaring a
+      // deadlock: what their threads spin on may be on its way.
+      if (r != agent::step_result::idle && L_.stalled_workers.load(std::memory_order_relaxed) != 0)
+        L_.progress.fetch_add(1, std::memory_order_relaxed);
+      if (r == agent::step_result::progressed) {
+        if (L_.obs) L_.obs->agent_step(a.name());
+        backoff = 0;
+        continue;
+      }
+      if (++backoff < 64) std::this_thread::yield();
+      else std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000u, 10u * (backoff - 63))));
+    }
+  } catch (...) {
+    L_.fail(std::current_exception());
+  }
+}
+
+}  // namespace gpmx::cpu::detail
