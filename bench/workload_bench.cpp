@@ -9,7 +9,7 @@
 #include "common/crash_run.hpp"
 #include "scratch_dir.hpp"
 #include "common/registry.hpp"
-#include "gpmx/exec/pm_write_stats.hpp"
+#include "gpmx/pm/pm_write_stats.hpp"
 
 namespace gpmx::bench {
 namespace {

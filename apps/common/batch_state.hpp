@@ -8,7 +8,7 @@
 //            recovery finishes the commit.
 #include <cstdint>
 
-#include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/pm/pool.hpp"
 
 namespace gpmx::apps {

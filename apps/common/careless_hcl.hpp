@@ -36,14 +36,14 @@ GPMX_HD void write_entry(Ctx& t, const pm::hcl_view& log, std::uint32_t tail, co
     std::memcpy(&w, in + k * 4, bytes - k * 4 < 4 ? bytes - k * 4 : 4);
     std::uint32_t* dst = log.word(t.block_rank(), t.thread_rank(), tail + std::uint32_t(k));
     *dst = w;
-    t.record_pm_write(log.domain, dst, 4);
+    gpmx::pm::note_pm_store(t, log.domain, dst, 4);
   }
 }
 
 template <class Ctx>
 GPMX_HD void write_tail(Ctx& t, const pm::hcl_view& log, std::uint64_t s, std::uint32_t tail) {
   log.tails[s] = tail;
-  t.record_pm_write(log.domain, &log.tails[s], 4);
+  gpmx::pm::note_pm_store(t, log.domain, &log.tails[s], 4);
 }
 
 }  // namespace detail

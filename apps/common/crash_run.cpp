@@ -10,7 +10,7 @@
 #include <exception>
 #include <fmt/format.h>
 
-#include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/pm/errors.hpp"
 

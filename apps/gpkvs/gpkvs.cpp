@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/careless_hcl.hpp"
-#include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 
 namespace gpmx::apps::gpkvs {
 namespace {

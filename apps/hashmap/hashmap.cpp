@@ -4,7 +4,7 @@
 #include <unordered_set>
 #include <fmt/format.h>
 
-#include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 
 namespace gpmx::apps::hashmap {
 namespace {

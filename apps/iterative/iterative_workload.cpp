@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/run_meta.hpp"
-#include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/pm/checkpoint.hpp"
 #include "iterative/iterative.hpp"

@@ -3,7 +3,7 @@
 #include <random>
 #include <fmt/format.h>
 
-#include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 
 namespace gpmx::apps::multiqueue {
 namespace {

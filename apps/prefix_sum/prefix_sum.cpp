@@ -1,6 +1,6 @@
 #include "prefix_sum/prefix_sum.hpp"
 
-#include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 #include "prefix_sum/prefix_sum_kernel.hpp"
 
 namespace gpmx::apps::prefix_sum {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
-#include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/pm/errors.hpp"
 #include "srad/srad_kernels.hpp"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 
 namespace gpmx::pm {
 namespace {

@@ -1,5 +1,5 @@
 #include "gpmx/pm/pool.hpp"
-#include "gpmx/exec/pm_write_stats.hpp"
+#include "gpmx/pm/pm_write_stats.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

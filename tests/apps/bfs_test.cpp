@@ -13,7 +13,7 @@
 #include "../pm/temp_dir.hpp"
 #include "common/registry.hpp"
 #include "common/run_meta.hpp"
-#include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/exec/errors.hpp"
 #include "workload_harness.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "../pm/temp_dir.hpp"
 #include "common/registry.hpp"
-#include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 
 namespace gpmx::test {
 

@@ -52,19 +52,31 @@ class mem_ref {
     return *this;
   }
   GPMX_HD mem_ref& operator=(const mem_ref& other) { return *this = stored_value<T>(other.load(other.made_), made_); }
-  // Read-modify-write as a load and a store (not atomic, as in CUDA).
-  GPMX_HD mem_ref& operator+=(stored_value<T> v) { return update(v, [](T a, T b) { return T(a + b); }); }
-  GPMX_HD mem_ref& operator-=(stored_value<T> v) { return update(v, [](T a, T b) { return T(a - b); }); }
-  GPMX_HD mem_ref& operator*=(stored_value<T> v) { return update(v, [](T a, T b) { return T(a * b); }); }
-  GPMX_HD mem_ref& operator|=(stored_value<T> v) { return update(v, [](T a, T b) { return T(a | b); }); }
-  GPMX_HD mem_ref& operator&=(stored_value<T> v) { return update(v, [](T a, T b) { return T(a & b); }); }
-  GPMX_HD mem_ref& operator^=(stored_value<T> v) { return update(v, [](T a, T b) { return T(a ^ b); }); }
+  // From an element of another view (any space): a load there, a store here.
+  template <class U, mem_space S, class C>
+  GPMX_HD mem_ref& operator=(const mem_ref<U, S, C>& other) {
+    return *this = stored_value<T>(T(other), made_);
+  }
+  // Read-modify-write as a load and a store (not atomic, as in CUDA); both
+  // report the line of the subscript.
+  template <class V>
+  GPMX_HD mem_ref& operator+=(const V& v) { return update(T(v), [](T a, T b) { return T(a + b); }); }
+  template <class V>
+  GPMX_HD mem_ref& operator-=(const V& v) { return update(T(v), [](T a, T b) { return T(a - b); }); }
+  template <class V>
+  GPMX_HD mem_ref& operator*=(const V& v) { return update(T(v), [](T a, T b) { return T(a * b); }); }
+  template <class V>
+  GPMX_HD mem_ref& operator|=(const V& v) { return update(T(v), [](T a, T b) { return T(a | b); }); }
+  template <class V>
+  GPMX_HD mem_ref& operator&=(const V& v) { return update(T(v), [](T a, T b) { return T(a & b); }); }
+  template <class V>
+  GPMX_HD mem_ref& operator^=(const V& v) { return update(T(v), [](T a, T b) { return T(a ^ b); }); }
   GPMX_HD T* address() const { return p_; }
 
  private:
   template <class F>
-  GPMX_HD mem_ref& update(const stored_value<T>& v, F op) {
-    return *this = stored_value<T>(op(load(v.loc), v.value), v.loc);
+  GPMX_HD mem_ref& update(const T& v, F op) {
+    return *this = stored_value<T>(op(load(made_), v), made_);
   }
   T* p_;
   Ctx* t_;

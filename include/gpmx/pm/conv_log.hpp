@@ -45,10 +45,10 @@ struct conv_view {
     memcpy(at, src, bytes);
     const std::uint64_t size = bytes;
     memcpy(at + rec - 8, &size, 8);
-    t.record_pm_write(domain, at, rec);
+    note_pm_store(t, domain, at, rec);
     order_persists(t, o);  // the entry persists before the tail names it
     tails[p] = tail + rec;
-    t.record_pm_write(domain, &tails[p], 8);
+    note_pm_store(t, domain, &tails[p], 8);
     order_persists(t, o);
     unlock(t, p);
   }
@@ -69,7 +69,7 @@ struct conv_view {
     lock(t, p);
     last_entry(t, p, bytes, "remove of {} bytes from empty partition {}");
     tails[p] -= record_bytes(bytes);
-    t.record_pm_write(domain, &tails[p], 8);
+    note_pm_store(t, domain, &tails[p], 8);
     order_persists(t, o);
     unlock(t, p);
   }

@@ -49,11 +49,11 @@ struct hcl_view {
       memcpy(&w, in + std::size_t(k) * 4, n);
       std::uint32_t* dst = word(t.block_rank(), t.thread_rank(), tail + k);
       *dst = w;
-      t.record_pm_write(domain, dst, 4);
+      note_pm_store(t, domain, dst, 4);
     }
     order_persists(t, o);  // the entry persists before the tail names it
     tails[s] = tail + words;
-    t.record_pm_write(domain, &tails[s], 4);
+    note_pm_store(t, domain, &tails[s], 4);
     order_persists(t, o);
   }
 
@@ -80,7 +80,7 @@ struct hcl_view {
     const std::uint32_t tail = tails[s];
     if (tail < words) detail::log_fail(errc::log_empty, "HCL", "remove of {} bytes, but only {} bytes are logged", bytes, std::uint64_t(tail) * 4);
     tails[s] = tail - words;
-    t.record_pm_write(domain, &tails[s], 4);
+    note_pm_store(t, domain, &tails[s], 4);
     order_persists(t, o);
   }
 

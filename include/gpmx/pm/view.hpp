@@ -20,7 +20,7 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "gpmx/exec/persist_domain.hpp"
+#include "gpmx/pm/store_note.hpp"
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/exec/source_loc.hpp"
 
@@ -68,13 +68,13 @@ class pm_ref {
   }
   GPMX_HD pm_ref& operator=(pm_value<T> v) {
     detail::store(p_, v.value);
-    t_->record_pm_write(d_, p_, sizeof(T), v.loc);
+    note_pm_store(*t_, d_, p_, sizeof(T), v.loc);
     return *this;
   }
   GPMX_HD pm_ref& operator=(const pm_ref& other) {
     const T v = other.load(other.made_);
     detail::store(p_, v);
-    t_->record_pm_write(d_, p_, sizeof(T), made_);
+    note_pm_store(*t_, d_, p_, sizeof(T), made_);
     return *this;
   }
   GPMX_HD T* address() const { return p_; }

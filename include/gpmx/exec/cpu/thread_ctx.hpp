@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "gpmx/exec/cpu/block_state.hpp"
-#include "gpmx/exec/crash_trigger.hpp"
-#include "gpmx/exec/pm_write_stats.hpp"
 #include "gpmx/exec/persist_domain.hpp"
 #include "gpmx/exec/dim3.hpp"
 #include "gpmx/exec/memory_scope.hpp"
@@ -250,12 +248,11 @@ class thread_ctx {
   }
 
   // --- persistent memory (see docs/persistency-models.md) ---
-  // PM views call this for every store, right after it; persistency
-  // operations flush the lines recorded since the thread's last flush.
+  // PM views and logs call this for every store, right after it (through
+  // pm::note_pm_store); persistency operations flush the lines recorded
+  // since the thread's last flush.
   void record_pm_write(const persist_domain* d, const void* p, std::size_t bytes,
                        source_loc loc = source_loc::current()) {
-    crash_trigger::point();
-    pm_bytes_stored_ += bytes;
     const auto first = reinterpret_cast<std::uintptr_t>(p) / persist_line_bytes;
     const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes - 1) / persist_line_bytes;
     for (std::uintptr_t l = first; l <= last; ++l)
@@ -333,8 +330,6 @@ class thread_ctx {
   friend class detail::block_scheduler;
 
   void persist_pm_writes() {
-    pm_write_stats::add_kernel_stores(pm_bytes_stored_);
-    pm_bytes_stored_ = 0;
     persist_lines(*pm_lines_);
     pm_dirty_ = false;
   }
@@ -458,7 +453,6 @@ class thread_ctx {
   observer* obs_;                   // null unless the launch is observed
   std::uint8_t observed_;           // space_bit of each space obs_ wants
   bool pm_dirty_ = false;
-  std::uint64_t pm_bytes_stored_ = 0;  // since the last persist (pm_write_stats)
   // 64-bit so the thread loop's induction variables cannot wrap, which lets
   // the compiler vectorize barrier-free kernels across threads.
   std::uint64_t rank_ = 0;

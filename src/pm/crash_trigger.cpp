@@ -1,4 +1,4 @@
-#include "gpmx/exec/crash_trigger.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 
 namespace gpmx::crash_trigger {
 namespace {

@@ -9,14 +9,26 @@
 namespace gpmx::pm_write_stats {
 
 namespace detail {
-inline std::atomic<std::uint64_t> kernel_bytes{0};
+// One counter per OS thread, written only by its thread (no contended
+// read-modify-write on the store path); totals sum them.
+struct thread_counter {
+  thread_counter();
+  ~thread_counter();
+  std::atomic<std::uint64_t> bytes{0};
+};
+thread_counter& this_thread_counter();
 inline std::atomic<std::uint64_t> host_bytes{0};
 }  // namespace detail
 
-// Threads add what they stored since their last persist, once per persist.
-inline void add_kernel_stores(std::uint64_t bytes) { detail::kernel_bytes.fetch_add(bytes, std::memory_order_relaxed); }
+// A kernel thread stored `bytes` bytes to PM (PM views and logs call it
+// through pm::note_pm_store).
+inline void add_kernel_store(std::uint64_t bytes) {
+  std::atomic<std::uint64_t>& c = detail::this_thread_counter().bytes;
+  c.store(c.load(std::memory_order_relaxed) + bytes, std::memory_order_relaxed);
+}
 inline void add_host_persist(std::uint64_t bytes) { detail::host_bytes.fetch_add(bytes, std::memory_order_relaxed); }
-inline std::uint64_t kernel_stores() { return detail::kernel_bytes.load(std::memory_order_relaxed); }
+// Exact once the launches that stored have returned.
+std::uint64_t kernel_stores();
 inline std::uint64_t host_persists() { return detail::host_bytes.load(std::memory_order_relaxed); }
 // Everything written so far: take the difference around a run.
 inline std::uint64_t total() { return kernel_stores() + host_persists(); }
