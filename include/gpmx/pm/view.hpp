@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "gpmx/pm/store_note.hpp"
+#include "gpmx/exec/mem_view.hpp"
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/exec/source_loc.hpp"
 
@@ -39,21 +40,11 @@ GPMX_HD T load(const T* p) {
 }
 }  // namespace detail
 
-// A value to store, with where the store was written. Converting to it is
-// implicit, so `ref = x` reads as before and records its own line.
+// A value to store with where the store was written, and an element index
+// with where the subscript was written: the same as device-memory views'.
 template <class T>
-struct pm_value {
-  GPMX_HD pm_value(const T& v, source_loc l = source_loc::current()) : value(v), loc(l) {}
-  T value;
-  source_loc loc;
-};
-
-// An element index, with where the subscript was written.
-struct pm_index {
-  GPMX_HD pm_index(std::size_t i, source_loc l = source_loc::current()) : index(i), loc(l) {}
-  std::size_t index;
-  source_loc loc;
-};
+using pm_value = stored_value<T>;
+using pm_index = located_index;
 
 // One element of PM, reached through a thread.
 template <class T, class Ctx>
