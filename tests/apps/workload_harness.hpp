@@ -11,6 +11,7 @@
 #include "../pm/temp_dir.hpp"
 #include "common/crash_run.hpp"
 #include "common/registry.hpp"
+#include "gpmx/exec/errors.hpp"
 #include "gpmx/pm/pool.hpp"
 
 namespace gpmx::test {

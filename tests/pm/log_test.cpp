@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/errors.hpp"
 #include "gpmx/pm/conv_log.hpp"
 #include "gpmx/pm/hcl_log.hpp"
 #include "temp_dir.hpp"

@@ -135,3 +135,20 @@ TEST_F(PoolErrors, BadCreateArguments) {
 }
 
 }  // namespace
+
+namespace {
+
+// pm_error is a gpmx::error: its finer pm code maps to the kind of fault.
+TEST(PmErrorRoot, EachCodeIsAKindOfFault) {
+  EXPECT_EQ(error_code_of(errc::io), gpmx::error_code::io);
+  EXPECT_EQ(error_code_of(errc::checksum_mismatch), gpmx::error_code::corrupt_data);
+  EXPECT_EQ(error_code_of(errc::out_of_space), gpmx::error_code::capacity);
+  EXPECT_EQ(error_code_of(errc::missing_region), gpmx::error_code::not_found);
+  EXPECT_EQ(error_code_of(errc::bad_argument), gpmx::error_code::usage);
+  const pm_error e(errc::not_a_pool, "not a pool");
+  const gpmx::error& root = e;
+  EXPECT_EQ(root.code(), gpmx::error_code::corrupt_data);
+  EXPECT_EQ(e.code(), errc::not_a_pool);
+}
+
+}  // namespace

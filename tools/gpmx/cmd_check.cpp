@@ -106,23 +106,10 @@ void print_report(const std::string& what, const apps::check_report& r, bool jso
   }
 }
 
-// Bad names on the command line are usage errors (exit status 2).
-check::persist_model model_named(const std::string& name) {
-  try {
-    return check::parse_model(name);
-  } catch (const check::check_error& e) {
-    throw config_error(e.what());
-  }
-}
-
 apps::check_options options_from(const check_args& a, check::persist_model model) {
   apps::check_options o;
   o.model = model;
-  try {
-    o.strategy.strategy = check::parse_strategy(a.strategy);
-  } catch (const check::check_error& e) {
-    throw config_error(e.what());
-  }
+  o.strategy.strategy = check::parse_strategy(a.strategy);
   if (a.granularity == 0 || (a.granularity & (a.granularity - 1)) != 0 || a.granularity > 4096)
     throw config_error(fmt::format("granularity {} is not a power of two from 1 to 4096", a.granularity));
   if (a.images) o.strategy.cap = o.strategy.random_images = a.images;
@@ -161,7 +148,7 @@ void check_trace_file(const check_args& a) {
   if (a.verify_cmd.empty()) throw config_error("check --trace FILE needs --verify CMD (recovers and checks GPMX_IMAGE_DIR)");
   const trace::trace t = trace::read_trace(a.trace_file);
   if (t.pools.empty()) throw config_error(fmt::format("trace '{}' maps no pool: nothing to check", a.trace_file));
-  apps::check_options o = options_from(a, model_named(a.model.empty() ? "sbrp" : a.model));
+  apps::check_options o = options_from(a, check::parse_model(a.model.empty() ? "sbrp" : a.model));
   o.root = a.root.empty() ? fs::path(t.pools.front().path).parent_path() : fs::path(a.root);
   o.work_dir = fs::path(a.data) / "check-trace" / "images";
   o.keep_failures = fs::path(a.data) / "check-trace";
@@ -182,7 +169,7 @@ void check_workload(const check_args& a) {
   apps::params given = w.small_params();
   for (const std::string& text : a.param_texts) apps::parse_param(text, given);
   const apps::params p = apps::resolve_params(w, given);
-  apps::check_options o = options_from(a, model_named(model_text));
+  apps::check_options o = options_from(a, check::parse_model(model_text));
 
   const fs::path base = fs::absolute(fs::path(a.data) / "check" / a.workload);
   o.root = base / "traced";
