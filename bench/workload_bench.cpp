@@ -7,9 +7,9 @@
 #include <stdexcept>
 
 #include "common/crash_run.hpp"
-#include "scratch_dir.hpp"
 #include "common/registry.hpp"
 #include "gpmx/exec/pm_write_stats.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace gpmx::bench {
 namespace {

@@ -4,7 +4,6 @@
 // sbrp-promoted). Budgets are small so that the suite stays quick; the
 // full searches are `gpmx check` runs (docs/check.md).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <filesystem>
@@ -14,32 +13,24 @@
 #include "checker/check_run.hpp"
 #include "checker/workload_check.hpp"
 #include "common/registry.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace {
 
 using namespace gpmx;
 namespace fs = std::filesystem;
 
-struct scratch {
-  fs::path dir;
-  explicit scratch(const std::string& name)
-      : dir(fs::temp_directory_path() / ("gpmx-check-" + std::to_string(::getpid()) + "-" + name)) {
-    fs::remove_all(dir);
-  }
-  ~scratch() { fs::remove_all(dir); }
-};
-
 apps::check_report check(const std::string& workload, apps::style s, check::persist_model m, const std::string& bug,
                          std::size_t max_images, bool stop_at_first) {
   apps::workload& w = apps::find_workload(workload);
-  scratch sc(workload + "-" + (bug.empty() ? "ok" : bug) + "-" + check::to_string(m));
+  const scratch_dir sc({}, "check-" + workload + "-" + (bug.empty() ? "ok" : bug) + "-" + check::to_string(m));
   apps::check_options o;
   o.model = m;
   o.max_images = max_images;
   o.stop_at_first = stop_at_first;
   o.jobs = 2;
-  o.root = sc.dir / "traced";
-  o.work_dir = sc.dir / "images";
+  o.root = sc / "traced";
+  o.work_dir = sc / "images";
   return apps::check_workload(w, apps::resolve_params(w, w.small_params()), s, bug, 1, o);
 }
 

@@ -7,13 +7,13 @@
 #include <iterator>
 
 #include "gpmx/pm/pool.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 #include "pm/format.hpp"
 #include "file_bytes.hpp"
-#include "temp_dir.hpp"
 
 namespace {
 using namespace gpmx::pm;
-using gpmx::test::temp_dir;
+using gpmx::scratch_dir;
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t MiB = 1 << 20;
@@ -49,7 +49,7 @@ class PoolErrors : public ::testing::Test {
     pool p = pool::create(path, MiB, {.mode = durability::none, .table_capacity = 4});
     p.create_region("kept", 4096);
   }
-  temp_dir dir;
+  scratch_dir dir;
   fs::path path = dir / "p.pool";
 };
 
