@@ -10,7 +10,6 @@
 #include <ostream>
 #include <string>
 
-#include "checker/check_run.hpp"
 #include "checker/workload_check.hpp"
 #include "common/registry.hpp"
 #include "gpmx/support/scratch_dir.hpp"
@@ -20,11 +19,11 @@ namespace {
 using namespace gpmx;
 namespace fs = std::filesystem;
 
-apps::check_report check(const std::string& workload, apps::style s, check::persist_model m, const std::string& bug,
-                         std::size_t max_images, bool stop_at_first) {
+check::check_report check(const std::string& workload, apps::style s, check::persist_model m,
+                          const std::string& bug, std::size_t max_images, bool stop_at_first) {
   apps::workload& w = apps::find_workload(workload);
   const scratch_dir sc({}, "check-" + workload + "-" + (bug.empty() ? "ok" : bug) + "-" + check::to_string(m));
-  apps::check_options o;
+  check::check_options o;
   o.model = m;
   o.max_images = max_images;
   o.stop_at_first = stop_at_first;
@@ -34,7 +33,7 @@ apps::check_report check(const std::string& workload, apps::style s, check::pers
   return apps::check_workload(w, apps::resolve_params(w, w.small_params()), s, bug, 1, o);
 }
 
-std::string first_cause(const apps::check_report& r) {
+std::string first_cause(const check::check_report& r) {
   return r.failures.empty() ? std::string("none") : r.failures.front().cause + " / " + r.failures.front().verdict;
 }
 
@@ -52,7 +51,7 @@ class CorrectWorkloads : public testing::TestWithParam<correct_case> {};
 
 TEST_P(CorrectWorkloads, ReportNoFailure) {
   const correct_case& c = GetParam();
-  const apps::check_report r = check(c.workload, c.s, c.m, "", 300, false);
+  const check::check_report r = check(c.workload, c.s, c.m, "", 300, false);
   EXPECT_GT(r.images, 0u);
   EXPECT_EQ(r.failed_images, 0u) << first_cause(r);
 }
@@ -95,7 +94,7 @@ class SeededBugs : public testing::TestWithParam<bug_case> {};
 
 TEST_P(SeededBugs, AreFoundUnderTheModelTheyViolate) {
   const bug_case& c = GetParam();
-  const apps::check_report r =
+  const check::check_report r =
       check(c.workload, c.bug.s, check::parse_model(c.bug.model), c.bug.name, 20000, true);
   ASSERT_FALSE(r.failures.empty()) << c.workload << " --bug " << c.bug.name << ": no failing image in " << r.images;
   EXPECT_FALSE(r.failures.front().crash_at.empty());
