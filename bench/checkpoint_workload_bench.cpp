@@ -1,4 +1,4 @@
-#include "gpmx/bench/checkpoint_workload_bench.hpp"
+#include "checkpoint_workload_bench.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

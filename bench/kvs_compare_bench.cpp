@@ -1,4 +1,4 @@
-#include "gpmx/bench/kvs_compare_bench.hpp"
+#include "kvs_compare_bench.hpp"
 
 #include <chrono>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "gpmx/bench/workload_bench.hpp"
+#include "workload_bench.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
