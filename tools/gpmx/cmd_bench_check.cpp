@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <memory>
 #include <thread>
-#include <unistd.h>
 
 #include "bench_output.hpp"
 #include "checker/workload_check.hpp"
 #include "commands.hpp"
 #include "common/registry.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace gpmx::cli {
 namespace {
@@ -136,12 +136,11 @@ void register_bench_check(CLI::App& bench) {
   cmd->add_flag("--json", a->json, "print JSON instead of a table");
   cmd->add_option("--out", a->out, "also write the JSON to this file");
   cmd->callback([a] {
-    const fs::path scratch = (a->dir.empty() ? fs::temp_directory_path() : fs::path(a->dir)) /
-                             fmt::format("gpmx-bench-check-{}", ::getpid());
+    const scratch_dir scratch(a->dir, "bench-check");
     std::vector<bench::result> results;
-    if (!a->skip_throughput) results = throughput(*a, scratch);
+    if (!a->skip_throughput) results = throughput(*a, scratch.path());
     if (!a->skip_bugs)
-      for (bench::result& r : bugs(*a, scratch)) results.push_back(std::move(r));
+      for (bench::result& r : bugs(*a, scratch.path())) results.push_back(std::move(r));
     print_results(results, a->json, a->out);
   });
 }
