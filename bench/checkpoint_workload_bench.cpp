@@ -1,4 +1,4 @@
-#include "gpmx/bench/checkpoint_workload_bench.hpp"
+#include "checkpoint_workload_bench.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -8,13 +8,13 @@
 #include <cstring>
 #include <fmt/format.h>
 
-#include "scratch_dir.hpp"
 #include <random>
 #include <stdexcept>
 
 #include "common/registry.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/checkpoint.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 #include "iterative/iterative.hpp"
 
 namespace gpmx::bench {

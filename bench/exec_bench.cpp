@@ -5,12 +5,13 @@
 #include <memory>
 #include <stdexcept>
 
-#include "exec_kernels.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
+#include "kernels/exec_kernels.hpp"
 
 namespace gpmx::bench {
 namespace {
 
+using test_kernels::work;
 
 // Keeps the compiler from dropping the loop's stores.
 void consume(std::vector<std::uint32_t>& a) { asm volatile("" : : "r"(a.data()) : "memory"); }
@@ -42,7 +43,7 @@ std::vector<result> run_exec_benchmarks(const exec_bench_options& o) {
     say(fmt::format("barrier-free kernel, {} worker(s)", w));
     cpu::executor ex({.workers = w});
     result r = make_result(fmt::format("kernel_fill_{}w", w),
-                    time_runs(1, o.repeat, [&] { ex.launch(fill_cfg, fill_kernel{}, a.data()); }),
+                    time_runs(1, o.repeat, [&] { ex.launch(fill_cfg, test_kernels::fill_unchecked{}, a.data()); }),
                     fmt::format("the same work as {} GPU threads in {}-thread blocks", n, block));
     r.metrics["workers"] = w;
     r.metrics["ratio_vs_loop"] = r.median_ns / loop_ns;
@@ -61,7 +62,7 @@ std::vector<result> run_exec_benchmarks(const exec_bench_options& o) {
       say(fmt::format("block reduction, {} worker(s)", w));
       cpu::executor ex({.workers = w});
       result r = make_result(fmt::format("block_reduce_{}w", w),
-                      time_runs(1, o.repeat, [&] { ex.launch(cfg, reduce_kernel{}, in.data(), sums.data()); }),
+                      time_runs(1, o.repeat, [&] { ex.launch(cfg, test_kernels::block_sum_1024{}, in.data(), sums.data()); }),
                       fmt::format("{} elements, 1024-thread blocks, 10 barriers per block", m));
       r.metrics["workers"] = w;
       r.metrics["ns_per_thread_barrier"] = r.median_ns * w / (double(m) * 10);
@@ -78,7 +79,7 @@ std::vector<result> run_exec_benchmarks(const exec_bench_options& o) {
     say("warp shuffle reduction, 1 worker");
     cpu::executor ex({.workers = 1});
     result r = make_result("warp_shuffle_1w",
-                    time_runs(1, o.repeat, [&] { ex.launch(cfg, shuffle_kernel{}, in.data(), sums.data()); }),
+                    time_runs(1, o.repeat, [&] { ex.launch(cfg, test_kernels::warp_sum{}, in.data(), sums.data()); }),
                     fmt::format("{} threads, 5 shfl_down per lane", m));
     r.metrics["workers"] = 1;
     r.metrics["ns_per_shuffle_lane"] = r.median_ns / (double(m) * 5);

@@ -1,4 +1,4 @@
-#include "gpmx/bench/kvs_compare_bench.hpp"
+#include "kvs_compare_bench.hpp"
 
 #include <chrono>
 #include <cstring>
@@ -7,7 +7,8 @@
 #include <stdexcept>
 
 #include "gpkvs/gpkvs.hpp"
-#include "scratch_dir.hpp"
+#include "gpmx/support/elapsed.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 #ifdef GPMX_HAVE_ROCKSDB
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
@@ -25,11 +26,10 @@ std::vector<std::vector<kv_pair>> make_batches(const kvs_compare_options& o) {
   return out;
 }
 
-
 double seconds_of(const std::function<void()>& f) {
   const auto t0 = std::chrono::steady_clock::now();
   f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return seconds_since(t0);
 }
 
 // One gpKVS run: a fresh table, every batch set and committed.

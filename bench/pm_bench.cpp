@@ -8,6 +8,7 @@
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/conv_log.hpp"
 #include "gpmx/pm/hcl_log.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace gpmx::bench {
 namespace {
@@ -16,19 +17,6 @@ namespace fs = std::filesystem;
 struct log_entry {  // gpKVS's undo record: key, value, set, way
   std::uint64_t key, value;
   std::uint32_t set, way;
-};
-
-// A scratch file that is removed afterwards.
-struct scratch {
-  fs::path path;
-  explicit scratch(const fs::path& dir, const std::string& stem) {
-    std::random_device rd;
-    path = dir / fmt::format("gpmx-bench-{}-{:x}", stem, rd());
-  }
-  ~scratch() {
-    std::error_code ec;
-    fs::remove(path, ec);
-  }
 };
 
 fs::path disk_dir(const pm_bench_options& o) { return o.disk_dir.empty() ? fs::temp_directory_path() : o.disk_dir; }
@@ -49,8 +37,8 @@ std::vector<result> run_log_benchmarks(const pm_bench_options& o) {
     double hcl_ns = 0;
     {
       if (o.progress) o.progress(fmt::format("HCL log, {} threads", threads));
-      scratch f(dir, "hcl");
-      pm::hcl_log log = pm::hcl_log::create(f.path, threads * 64, blocks, block, mode);
+      const scratch_dir f(dir, "bench-hcl");
+      pm::hcl_log log = pm::hcl_log::create(f / "log", threads * 64, blocks, block, mode);
       result r = make_result(fmt::format("log_hcl_{}", threads), time_runs(0, o.repeat, [&] {
                         log.clear();
                         ex.launch(cfg, [](auto& t, pm::hcl_view l) {
@@ -68,12 +56,12 @@ std::vector<result> run_log_benchmarks(const pm_bench_options& o) {
     }
     {
       if (o.progress) o.progress(fmt::format("conventional log, {} threads", threads));
-      scratch f(dir, "conv");
+      const scratch_dir f(dir, "bench-conv");
       const std::uint32_t partitions = 64;
       // Blocks use partition block % partitions: size each for its blocks' entries.
       const std::uint64_t per_partition = (blocks + partitions - 1) / partitions * block *
                                           pm::conv_view::record_bytes(sizeof(log_entry));
-      pm::conv_log log = pm::conv_log::create(f.path, per_partition * partitions, partitions, mode);
+      pm::conv_log log = pm::conv_log::create(f / "log", per_partition * partitions, partitions, mode);
       result r = make_result(fmt::format("log_conv_{}", threads), time_runs(0, o.repeat, [&] {
                         log.clear();
                         ex.launch(cfg, [](auto& t, pm::conv_view l) {
@@ -105,8 +93,8 @@ std::vector<result> run_persist_benchmarks(const pm_bench_options& o) {
         for (const bool gpm : {false, true}) {
           const std::string op = gpm ? "gpm_persist" : "dfence";
           if (o.progress) o.progress(fmt::format("{} after {} lines, {} on {}", op, lines, pm::to_string(mode), place));
-          scratch f(dir, "persist");
-          pm::pool p = pm::pool::create(f.path, 1 << 20, {.mode = mode});
+          const scratch_dir f(dir, "bench-persist");
+          pm::pool p = pm::pool::create(f / "pool", 1 << 20, {.mode = mode});
           pm::region reg = p.create_region("lines", 64 * 64);
           const unsigned iters = o.persist_iterations;
           result r = make_result(fmt::format("{}_{}lines_{}_{}", op, lines, pm::to_string(mode), place),

@@ -4,12 +4,12 @@
 #include <cstring>
 #include <fmt/format.h>
 
-#include "scratch_dir.hpp"
 #include <random>
 #include <stdexcept>
 
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/checkpoint.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace gpmx::bench {
 namespace {

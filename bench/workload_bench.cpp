@@ -1,4 +1,4 @@
-#include "gpmx/bench/workload_bench.hpp"
+#include "workload_bench.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -7,9 +7,9 @@
 #include <stdexcept>
 
 #include "common/crash_run.hpp"
-#include "scratch_dir.hpp"
 #include "common/registry.hpp"
 #include "gpmx/pm/pm_write_stats.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace gpmx::bench {
 namespace {

@@ -14,12 +14,12 @@
 #include "common/run_meta.hpp"
 #include "common/workload.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/support/elapsed.hpp"
 
 namespace gpmx::apps {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
 
 constexpr const char* pool_file = "bfs.pool";
 constexpr const char* no_discovery_persist = "no-discovery-persist";

@@ -16,21 +16,21 @@ trace::trace trace_workload(workload& w, const params& p, style s, const std::st
   return rec.take();
 }
 
-image_target workload_target(workload& w) {
+check::image_target workload_target(workload& w) {
   return [&w](const std::filesystem::path& dir) {
     cpu::executor ex({.workers = 1});
     const env e{ex, dir / std::string(w.name()), pm::durability::none};
     const recover_report rec = w.recover(e);
     const verify_report v = w.verify(e);
-    if (v.ok) return image_verdict{true, rec.what};
-    return image_verdict{false, "recovery: " + rec.what + "; verify: " + v.detail};
+    if (v.ok) return check::image_verdict{true, rec.what};
+    return check::image_verdict{false, "recovery: " + rec.what + "; verify: " + v.detail};
   };
 }
 
-check_report check_workload(workload& w, const params& p, style s, const std::string& bug, std::uint64_t seed,
-                            const check_options& o) {
+check::check_report check_workload(workload& w, const params& p, style s, const std::string& bug,
+                                   std::uint64_t seed, const check::check_options& o) {
   const trace::trace t = trace_workload(w, p, s, bug, seed, o.root);
-  return check_trace(t, workload_target(w), o);
+  return check::check_trace(t, workload_target(w), o);
 }
 
 }  // namespace gpmx::apps

@@ -4,9 +4,9 @@
 // verification.
 #include <filesystem>
 
-#include "checker/check_run.hpp"
-#include "checker/image_jobs.hpp"
 #include "common/workload.hpp"
+#include "gpmx/check/check_run.hpp"
+#include "gpmx/check/image_jobs.hpp"
 #include "gpmx/trace/event.hpp"
 
 namespace gpmx::apps {
@@ -14,7 +14,7 @@ namespace gpmx::apps {
 // Runs w in `root`/W (replaced) with the given parameters, style and
 // seeded bug (empty: none) under the trace schedule and returns the trace,
 // with the host's stores and persists and the pool images. Check it with
-// check_options::root = `root`, so that an image's directory D holds D/W
+// check::check_options::root = `root`, so that an image's directory D holds D/W
 // and `gpmx recover W --data D` works on it.
 trace::trace trace_workload(workload& w, const params& p, style s, const std::string& bug, std::uint64_t seed,
                             const std::filesystem::path& root);
@@ -22,10 +22,10 @@ trace::trace trace_workload(workload& w, const params& p, style s, const std::st
 // Recovery then verification of w on an image's directory D (its files in
 // D/W), with one worker and durability none. A verification that fails, or
 // a recovery that throws, fails the image.
-image_target workload_target(workload& w);
+check::image_target workload_target(workload& w);
 
 // Both steps: traces w in o.root/W, then checks the trace with w's recovery.
-check_report check_workload(workload& w, const params& p, style s, const std::string& bug, std::uint64_t seed,
-                            const check_options& o);
+check::check_report check_workload(workload& w, const params& p, style s, const std::string& bug,
+                                   std::uint64_t seed, const check::check_options& o);
 
 }  // namespace gpmx::apps

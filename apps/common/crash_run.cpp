@@ -1,7 +1,5 @@
 #include "common/crash_run.hpp"
 
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,7 +10,8 @@
 
 #include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/exec/errors.hpp"
-#include "gpmx/pm/errors.hpp"
+#include "gpmx/support/child_process.hpp"
+#include "gpmx/support/elapsed.hpp"
 
 namespace gpmx::apps {
 namespace {
@@ -71,39 +70,23 @@ void wait_for_kill(std::uint64_t point) {
 }  // namespace
 
 child_outcome run_in_child(std::uint64_t crash_after, const std::function<void()>& work) {
-  int fds[2];
-  if (::pipe(fds) != 0)
-    throw pm::pm_error(pm::errc::io, fmt::format("crash run: pipe failed: {}", std::strerror(errno)));
   const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw pm::pm_error(pm::errc::io, fmt::format("crash run: fork failed: {}", std::strerror(errno)));
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    child_main(fds[1], crash_after, work);
-  }
-  ::close(fds[1]);
+  child_process child =
+      child_process::start("run the work", [&](int fd) -> int { child_main(fd, crash_after, work); });
   child_outcome out;
   std::string msg;
   char buf[4096];
   for (;;) {
-    const ssize_t r = ::read(fds[0], buf, sizeof buf);
-    if (r < 0 && errno == EINTR) continue;
+    const long r = child.read_some(buf, sizeof buf);
     if (r <= 0) break;
     msg.append(buf, std::size_t(r));
     if (msg[0] == tag_killed && msg.size() >= 9) {
-      ::kill(pid, SIGKILL);  // the crash: no clean-up runs in the child
+      child.kill();  // the crash: no clean-up runs in the child
       break;
     }
   }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const child_exit end = child.wait();
+  out.seconds = seconds_since(start);
   if (!msg.empty() && (msg[0] == tag_killed || msg[0] == tag_done) && msg.size() >= 9)
     std::memcpy(&out.points, msg.data() + 1, 8);
   if (!msg.empty() && msg[0] == tag_killed) {
@@ -112,10 +95,10 @@ child_outcome run_in_child(std::uint64_t crash_after, const std::function<void()
     out.failed = true;
     out.bad_config = msg[0] == tag_config;
     out.error = msg.substr(1);
-  } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0 && !msg.empty() && msg[0] == tag_done)) {
+  } else if (!(end.exited_with(0) && !msg.empty() && msg[0] == tag_done)) {
     out.failed = true;
-    out.error = WIFSIGNALED(status) ? fmt::format("the child died of signal {}", WTERMSIG(status))
-                                    : fmt::format("the child exited with status {}", WEXITSTATUS(status));
+    out.error = end.signal ? fmt::format("the child died of signal {}", end.signal)
+                           : fmt::format("the child exited with status {}", end.status);
   }
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "common/careless_hcl.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
+#include "gpmx/support/hash_mix.hpp"
 
 namespace gpmx::apps::gpdb {
 namespace {
@@ -24,19 +25,11 @@ struct undo_entry {
   row old;
 };
 
-std::uint64_t mix(std::uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdull;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ull;
-  return k ^ (k >> 33);
-}
-
 std::uint32_t blocks_for(std::uint64_t threads) { return std::uint32_t((threads + block - 1) / block); }
 
 }  // namespace
 
-row initial_row(std::uint64_t i, std::uint64_t seed) { return row{i, mix(i ^ (seed << 32)), i * 3, 0}; }
+row initial_row(std::uint64_t i, std::uint64_t seed) { return row{i, mix64(i ^ (seed << 32)), i * 3, 0}; }
 
 batch_ops make_batch(const shape& s, std::uint64_t b) {
   std::mt19937_64 r(s.seed * 0x9e3779b97f4a7c15ull + b * 7919 + 3);
@@ -58,7 +51,7 @@ batch_ops make_batch(const shape& s, std::uint64_t b) {
   }
   for (std::uint32_t j = 0; j < s.inserts; ++j) {
     const std::uint64_t id = rows + j;
-    ops.inserts.push_back(row{id, mix(id ^ (s.seed << 32)), r() % 1000000, b + 1});
+    ops.inserts.push_back(row{id, mix64(id ^ (s.seed << 32)), r() % 1000000, b + 1});
   }
   return ops;
 }

@@ -12,6 +12,7 @@
 #include "common/workload.hpp"
 #include "gpdb/gpdb.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/support/elapsed.hpp"
 
 namespace gpmx::apps {
 namespace {
@@ -20,10 +21,6 @@ using gpdb::row;
 using clock_type = std::chrono::steady_clock;
 
 constexpr const char* log_tail_first = "log-tail-first";
-
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
 
 gpdb::shape shape_of(const params& p) {
   const std::uint64_t rows = p.at("rows"), batch = p.at("batch"), batches = p.at("batches");

@@ -7,6 +7,7 @@
 
 #include "common/careless_hcl.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
+#include "gpmx/support/hash_mix.hpp"
 
 namespace gpmx::apps::gpkvs {
 namespace {
@@ -19,22 +20,16 @@ struct undo_entry {
   std::uint64_t slot, key, value;
 };
 
-std::uint64_t mix(std::uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdull;
-  return k ^ (k >> 33);
-}
-
 }  // namespace
 
-std::uint32_t set_of(std::uint64_t key, std::uint32_t sets) { return std::uint32_t(mix(key) % sets); }
+std::uint32_t set_of(std::uint64_t key, std::uint32_t sets) { return std::uint32_t(mix64_one_round(key) % sets); }
 
 std::uint32_t choose_way(const kv_pair* set, std::uint64_t key) {
   for (std::uint32_t w = 0; w < ways; ++w)
     if (set[w].key == key) return w;
   for (std::uint32_t w = 0; w < ways; ++w)
     if (set[w].key == 0) return w;
-  return std::uint32_t((mix(key) >> 40) % ways);
+  return std::uint32_t((mix64_one_round(key) >> 40) % ways);
 }
 
 store::store(std::unique_ptr<pm::pool> pool, std::unique_ptr<pm::hcl_log> log, params p)

@@ -11,6 +11,7 @@
 #include "common/workload.hpp"
 #include "gpkvs/gpkvs.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/support/elapsed.hpp"
 
 namespace gpmx::apps {
 namespace {
@@ -19,10 +20,6 @@ using gpkvs::kv_pair;
 using clock_type = std::chrono::steady_clock;
 
 constexpr const char* no_log_fence = "no-log-fence";
-
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
 
 struct kvs_shape {
   std::uint32_t sets, batch, batches, sets_per_batch, gets_per_batch;

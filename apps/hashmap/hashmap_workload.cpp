@@ -10,6 +10,7 @@
 #include "common/run_meta.hpp"
 #include "common/workload.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/support/elapsed.hpp"
 #include "hashmap/hashmap.hpp"
 
 namespace gpmx::apps {
@@ -19,10 +20,6 @@ using hashmap::entry;
 using clock_type = std::chrono::steady_clock;
 
 constexpr const char* log_after_update = "log-after-update";
-
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
 
 struct hm_shape {
   std::uint64_t slots, key_space, seed;

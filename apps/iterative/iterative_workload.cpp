@@ -6,6 +6,7 @@
 #include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/pm/checkpoint.hpp"
+#include "gpmx/support/elapsed.hpp"
 #include "iterative/iterative.hpp"
 
 namespace gpmx::apps::iterative {
@@ -99,7 +100,7 @@ run_report checkpointed_workload::run(const env& e, const params& p, style s) {
   const std::uint64_t own_before = pool.bytes_persisted();
   const auto start = clock_type::now();
   const std::uint64_t saves = run_iterations(e, *a, cp, pr, sc, order);
-  r.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+  r.seconds = seconds_since(start);
   r.operations = sc.iterations * a->operations_per_iteration();
   r.batches = sc.iterations;
   r.bytes_persisted = saves * state_bytes(*a) + (pool.bytes_persisted() - own_before);
@@ -122,7 +123,7 @@ recover_report checkpointed_workload::recover(const env& e) {
   const std::uint64_t from = pr.done;
   r.repaired = from < sc.iterations;
   run_iterations(e, *a, cp, pr, sc);
-  r.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+  r.seconds = seconds_since(start);
   r.what = r.repaired ? fmt::format("restored the checkpoint of iteration {} and ran iterations {} to {}", from, from,
                                     sc.iterations)
                       : fmt::format("finished: the checkpoint holds all {} iterations", sc.iterations);

@@ -8,6 +8,7 @@
 #include "common/run_meta.hpp"
 #include "common/workload.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/support/elapsed.hpp"
 #include "multiqueue/multiqueue.hpp"
 
 namespace gpmx::apps {
@@ -18,10 +19,6 @@ using clock_type = std::chrono::steady_clock;
 
 constexpr const char* early_publish = "early-publish";
 constexpr const char* unordered_log_mark = "unordered-log-mark";
-
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
 
 mq::shape shape_of(const params& p) {
   mq::shape s{};

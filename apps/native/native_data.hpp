@@ -12,6 +12,7 @@
 #include "common/workload.hpp"
 #include "native/values.hpp"
 #include "gpmx/pm/pool.hpp"
+#include "gpmx/support/elapsed.hpp"
 
 namespace gpmx::apps::native {
 
@@ -55,9 +56,6 @@ opened<Job> open_job(const env& e, const char* pool_file, std::string_view workl
 }
 
 using clock_type = std::chrono::steady_clock;
-inline double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
 
 // The run of a native workload: fresh files, the job created and recorded,
 // then compute(job) timed; the report counts the elements.

@@ -6,6 +6,7 @@
 
 #include "common/run_meta.hpp"
 #include "common/workload.hpp"
+#include "gpmx/support/elapsed.hpp"
 #include "prefix_sum/prefix_sum.hpp"
 
 namespace gpmx::apps {
@@ -54,7 +55,7 @@ class prefix_sum_workload final : public workload {
     const std::uint64_t partial = job.blocks_with_partial(), output = job.blocks_with_output();
     const auto start = native::clock_type::now();
     job.finish(e.ex, m.s, {});
-    r.seconds = native::seconds_since(start);
+    r.seconds = seconds_since(start);
     r.repaired = true;
     r.what = at == stage::partial_pass
                  ? fmt::format("partial pass: {} of {} blocks were persisted and skipped; recomputed the rest, "

@@ -6,6 +6,7 @@
 
 #include "common/run_meta.hpp"
 #include "common/workload.hpp"
+#include "gpmx/support/elapsed.hpp"
 #include "reduction/reduction.hpp"
 
 namespace gpmx::apps {
@@ -53,7 +54,7 @@ class reduction_workload final : public workload {
     const std::uint64_t persisted = job.persisted_partials();
     const auto start = native::clock_type::now();
     job.compute(e.ex, m.s);
-    r.seconds = native::seconds_since(start);
+    r.seconds = seconds_since(start);
     r.repaired = true;
     r.what = fmt::format("resumed from {} of {} persisted partial sums and persisted the total", persisted,
                          job.partials().size());

@@ -7,6 +7,7 @@
 
 #include "common/run_meta.hpp"
 #include "common/workload.hpp"
+#include "gpmx/support/elapsed.hpp"
 #include "scan/scan.hpp"
 
 namespace gpmx::apps {
@@ -61,7 +62,7 @@ class scan_workload final : public workload {
     const std::uint64_t lowest = *std::min_element(p.begin(), p.end());
     const auto start = native::clock_type::now();
     job.compute(e.ex, m.s);
-    r.seconds = native::seconds_since(start);
+    r.seconds = seconds_since(start);
     r.repaired = true;
     r.what = fmt::format("resumed {} of {} arrays at their persisted pass markers (lowest: {} of {} passes done); "
                          "{} were finished", arrays - finished, arrays, lowest, job.passes(), finished);

@@ -6,6 +6,7 @@
 
 #include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/pm/errors.hpp"
+#include "gpmx/support/hash_mix.hpp"
 #include "srad/srad_kernels.hpp"
 
 namespace gpmx::apps::srad {
@@ -18,14 +19,6 @@ constexpr const char* pool_name = "srad.pool";
 // 8-byte store so each commit is atomic; words 1 and 2 hold rows and cols.
 std::uint64_t encode(progress p) { return std::uint64_t(p.iterations_done) * 2 + (p.coefficients_ready ? 1 : 0); }
 progress decode(std::uint64_t w) { return {std::uint32_t(w / 2), (w & 1) != 0}; }
-
-std::uint64_t mix(std::uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdull;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ull;
-  return k ^ (k >> 33);
-}
 
 }  // namespace
 
@@ -118,7 +111,7 @@ std::vector<float> generate_image(std::uint32_t rows, std::uint32_t cols, std::u
   for (std::uint32_t r = 0; r < rows; ++r)
     for (std::uint32_t c = 0; c < cols; ++c) {
       const bool inside = r >= rows / 4 && r < rows - rows / 4 && c >= cols / 4 && c < cols - cols / 4;
-      const std::uint64_t h = mix(seed * 0x9e3779b97f4a7c15ull + std::uint64_t(r) * cols + c + 1);
+      const std::uint64_t h = mix64(seed * 0x9e3779b97f4a7c15ull + std::uint64_t(r) * cols + c + 1);
       const float speckle = float(h >> 40) * (1.0f / 16777216.0f);  // [0, 1)
       img[std::uint64_t(r) * cols + c] = std::exp((inside ? 0.8f : 0.2f) + 0.4f * speckle);
     }

@@ -24,7 +24,8 @@ image_strategy parse_strategy(std::string_view name) {
                            image_strategy::random, image_strategy::exhaustive, image_strategy::pmreorder})
     if (name == to_string(s)) return s;
   throw check_error("unknown image strategy '" + std::string(name) +
-                    "' (expected minimal, maximal, drop-one, random, exhaustive or pmreorder)");
+                    "' (expected minimal, maximal, drop-one, random, exhaustive or pmreorder)",
+                    error_code::config);
 }
 
 namespace {

@@ -18,7 +18,8 @@ persist_model parse_model(std::string_view name) {
                           persist_model::sbrp_promoted})
     if (name == to_string(m)) return m;
   throw check_error("unknown persistency model '" + std::string(name) +
-                    "' (expected strict, epoch, sbrp or sbrp-promoted)");
+                    "' (expected strict, epoch, sbrp or sbrp-promoted)",
+                    error_code::config);
 }
 
 }  // namespace gpmx::check

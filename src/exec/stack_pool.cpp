@@ -39,8 +39,8 @@ boost::context::stack_context stack_pool::take() {
     base = ::mmap(nullptr, usable_ + page_, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED)
-      throw error(fmt::format("cannot map a fiber stack of {} bytes: {} ({} stacks in use)",
-                              usable_, std::strerror(errno), outstanding_));
+      throw error(error_code::io, fmt::format("cannot map a fiber stack of {} bytes: {} ({} stacks in use)",
+                                              usable_, std::strerror(errno), outstanding_));
     ::mprotect(base, page_, PROT_NONE);  // overflow faults instead of corrupting
   }
   ++outstanding_;

@@ -7,10 +7,11 @@
 #include <fmt/format.h>
 
 #include "gpmx/litmus/eval.hpp"
+#include "gpmx/support/elapsed.hpp"
 
 namespace gpmx::litmus {
 
-std::string ModelVerdict::verdict() const {
+std::string model_verdict::verdict() const {
   if (races.empty()) return "legal";
   std::vector<std::string> names;
   for (const auto& [c, w] : races) names.emplace_back(to_string(c));
@@ -20,30 +21,30 @@ std::string ModelVerdict::verdict() const {
   return s;
 }
 
-bool CheckResult::expectations_ok() const {
-  return std::all_of(expectations.begin(), expectations.end(), [](const ExpectationResult& e) { return e.ok(); });
+bool check_result::expectations_ok() const {
+  return std::all_of(expectations.begin(), expectations.end(), [](const expectation_result& e) { return e.ok(); });
 }
 
 namespace {
 
 // Every class a model can report: once all are found, later executions cannot change its verdict.
-std::size_t possible_classes(Model m) {
+std::size_t possible_classes(consistency_model m) {
   switch (m) {
-    case Model::DRF0:
-    case Model::DRF1: return 1;
-    case Model::HRFDirect:
-    case Model::HRFIndirect: return 2;
-    case Model::DRFrlx: return 5;
+    case consistency_model::drf0:
+    case consistency_model::drf1: return 1;
+    case consistency_model::hrf_direct:
+    case consistency_model::hrf_indirect: return 2;
+    case consistency_model::drfrlx: return 5;
   }
   return 0;
 }
 
-bool settled(const ModelVerdict& v) { return v.races.size() >= possible_classes(v.model); }
+bool settled(const model_verdict& v) { return v.races.size() >= possible_classes(v.model); }
 
-void record(const Program& p, const Execution& x, const std::vector<Race>& races, ModelVerdict& v) {
-  for (const Race& r : races) {
+void record(const program& p, const execution& x, const std::vector<race>& races, model_verdict& v) {
+  for (const race& r : races) {
     if (v.races.count(r.cls) != 0) continue;
-    Witness w;
+    witness w;
     w.pair = fmt::format("{} race between #{} {} and #{} {}", to_string(r.cls), r.first,
                          describe_event(p, x.events[static_cast<std::size_t>(r.first)]), r.second,
                          describe_event(p, x.events[static_cast<std::size_t>(r.second)]));
@@ -54,95 +55,95 @@ void record(const Program& p, const Execution& x, const std::vector<Race>& races
 
 }  // namespace
 
-CheckResult check_program(const Program& p, const CheckOptions& opt) {
+check_result check_program(const program& p, const check_options& opt) {
   const auto start = std::chrono::steady_clock::now();
-  CheckResult res;
+  check_result res;
   res.name = p.name;
   res.file = p.file;
-  std::vector<Model> models = opt.models;
-  if (models.empty()) models.assign(std::begin(kAllModels), std::end(kAllModels));
-  for (Model m : models) res.models.push_back(ModelVerdict{m, {}});
-  const bool quantum = p.has_label(Label::Quantum);
+  std::vector<consistency_model> models = opt.models;
+  if (models.empty()) models.assign(std::begin(all_models), std::end(all_models));
+  for (consistency_model m : models) res.models.push_back(model_verdict{m, {}});
+  const bool quantum = p.has_label(access_label::quantum);
   res.cond_kind = p.cond_kind;
 
   // SC executions of P: DRF0, DRF1, HRF (and DRFrlx when P = Pq), the final condition.
-  std::set<Value> seen_values(p.domain.begin(), p.domain.end());
-  std::set<std::vector<Value>> sc_memories;
+  std::set<value> seen_values(p.domain.begin(), p.domain.end());
+  std::set<std::vector<value>> sc_memories;
   bool any_complete = false, all_sat = true, any_sat = false;
-  EnumOptions eo;
+  enumerate_options eo;
   eo.reduce = opt.reduce;
-  res.sc = enumerate_sc(p, eo, [&](const Execution& x) {
+  res.sc = enumerate_sc(p, eo, [&](const execution& x) {
     bool need = false;
-    for (const auto& v : res.models) need = need || (!settled(v) && !(v.model == Model::DRFrlx && quantum));
+    for (const auto& v : res.models) need = need || (!settled(v) && !(v.model == consistency_model::drfrlx && quantum));
     if (need) {
-      const Relations r = compute_relations(x);
+      const execution_relations r = compute_relations(x);
       for (auto& v : res.models) {
-        if ((v.model == Model::DRFrlx && quantum) || settled(v)) continue;
+        if ((v.model == consistency_model::drfrlx && quantum) || settled(v)) continue;
         record(p, x, find_races(v.model, x, r), v);
       }
     }
     if (quantum && p.domain.empty())
-      for (const Event& e : x.events) {
+      for (const event& e : x.events) {
         if (e.reads) seen_values.insert(e.rval);
         if (e.writes) seen_values.insert(e.wval);
       }
     if (!x.complete) return;
     any_complete = true;
     if (!quantum) sc_memories.insert(x.final_mem);
-    if (p.cond_kind != Program::Cond::None) {
+    if (p.cond_kind != condition_kind::none) {
       const bool sat = eval_final(p.cond, p, x.final_mem, x.regs) != 0;
       res.cond_satisfied += sat ? 1 : 0;
       any_sat = any_sat || sat;
       all_sat = all_sat && sat;
     }
   });
-  res.cond = p.cond_kind == Program::Cond::Exists ? any_sat : (all_sat && any_complete);
+  res.cond = p.cond_kind == condition_kind::exists ? any_sat : (all_sat && any_complete);
 
   // Pq: quantum accesses load and store arbitrary values of a bounded domain.
   if (quantum) {
     // The domain always holds every program constant; an explicit `domain`
     // adds values, otherwise the values SC executions of P produce are added.
-    std::set<Value> dom(p.domain.begin(), p.domain.end());
-    for (Value v : program_constants(p)) dom.insert(v);
+    std::set<value> dom(p.domain.begin(), p.domain.end());
+    for (value v : program_constants(p)) dom.insert(v);
     if (p.domain.empty()) dom.insert(seen_values.begin(), seen_values.end());
     res.domain.assign(dom.begin(), dom.end());
-    EnumOptions q;
+    enumerate_options q;
     q.quantum_equivalent = true;
     q.reduce = opt.reduce;
     q.domain = res.domain;
-    auto* rlx = static_cast<ModelVerdict*>(nullptr);
+    auto* rlx = static_cast<model_verdict*>(nullptr);
     for (auto& v : res.models)
-      if (v.model == Model::DRFrlx) rlx = &v;
-    res.pq = enumerate_sc(p, q, [&](const Execution& x) {
-      if (rlx != nullptr && !settled(*rlx)) record(p, x, find_races(Model::DRFrlx, x, compute_relations(x)), *rlx);
+      if (v.model == consistency_model::drfrlx) rlx = &v;
+    res.pq = enumerate_sc(p, q, [&](const execution& x) {
+      if (rlx != nullptr && !settled(*rlx)) record(p, x, find_races(consistency_model::drfrlx, x, compute_relations(x)), *rlx);
       if (x.complete) sc_memories.insert(x.final_mem);
     });
   }
 
   if (opt.system) {
     const auto machine_start = std::chrono::steady_clock::now();
-    const MachineResult m = run_machine(p);
-    SystemVerdict sv;
+    const machine_result m = run_machine(p);
+    system_verdict sv;
     sv.states = m.states;
     sv.stuck = m.stuck;
     sv.outcomes = m.outcomes.size();
-    std::set<std::vector<Value>> reported;
+    std::set<std::vector<value>> reported;
     bool any = false, all = true;
     for (const auto& o : m.outcomes) {
       if (sc_memories.count(o.mem) == 0 && reported.insert(o.mem).second) sv.non_sc.push_back(o.mem);
-      if (p.cond_kind != Program::Cond::None) {
+      if (p.cond_kind != condition_kind::none) {
         const bool sat = eval_final(p.cond, p, o.mem, o.regs) != 0;
         any = any || sat;
         all = all && sat;
       }
     }
-    sv.cond = p.cond_kind == Program::Cond::Exists ? any : (all && !m.outcomes.empty());
-    sv.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - machine_start).count();
+    sv.cond = p.cond_kind == condition_kind::exists ? any : (all && !m.outcomes.empty());
+    sv.seconds = seconds_since(machine_start);
     res.system = sv;
   }
 
   for (const auto& e : p.expects) {
-    ExpectationResult er{e, ""};
+    expectation_result er{e, ""};
     if (e.key == "sc") {
       er.actual = res.cond ? "true" : "false";
     } else if (e.key == "system") {
@@ -155,7 +156,7 @@ CheckResult check_program(const Program& p, const CheckOptions& opt) {
     }
     res.expectations.push_back(er);
   }
-  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  res.seconds = seconds_since(start);
   return res;
 }
 

@@ -16,47 +16,47 @@ namespace gpmx::litmus {
 
 namespace {
 
-enum class Status : std::uint8_t { Ready, Done, Halted };
+enum class thread_status : std::uint8_t { ready, done, halted };
 
-struct ThreadPos {
+struct thread_pos {
   int pc = 0;
-  Status status = Status::Ready;
+  thread_status status = thread_status::ready;
   int addr = -1;         // address of the pending access
   bool may_write = false;
   int reg_base = 0;
   int events = 0;        // events issued so far (program-order index)
 };
 
-struct Node {
-  std::vector<Value> mem;
-  std::vector<TVal> regs;
-  std::vector<ThreadPos> th;
+struct search_node {
+  std::vector<value> mem;
+  std::vector<tainted_value> regs;
+  std::vector<thread_pos> th;
   std::uint64_t used = 0;
 };
 
-struct Choice {
-  Value rval = 0;
-  Value wval = 0;
+struct choice {
+  value rval = 0;
+  value wval = 0;
 };
 
-class Enumerator {
+class enumerator {
  public:
-  Enumerator(const Program& p, const EnumOptions& o, const std::function<void(const Execution&)>& v)
+  enumerator(const program& p, const enumerate_options& o, const std::function<void(const execution&)>& v)
       : p_(p), opt_(o), visit_(v) {
     summarise_futures();
   }
 
-  EnumStats run() {
-    Node root;
+  enumerate_stats run() {
+    search_node root;
     root.mem = p_.initial_memory();
     int base = 0;
     for (const auto& t : p_.threads) {
-      ThreadPos tp;
+      thread_pos tp;
       tp.reg_base = base;
       base += static_cast<int>(t.regs.size());
       root.th.push_back(tp);
     }
-    root.regs.assign(static_cast<std::size_t>(base), TVal{});
+    root.regs.assign(static_cast<std::size_t>(base), tainted_value{});
     for (std::size_t t = 0; t < root.th.size(); ++t) advance(root, static_cast<int>(t));
     if (p_.threads.size() > 64) throw std::runtime_error("at most 64 threads are supported");
     dfs(root, 0);
@@ -64,12 +64,12 @@ class Enumerator {
   }
 
  private:
-  const Program& p_;
-  const EnumOptions& opt_;
-  const std::function<void(const Execution&)>& visit_;
-  EnumStats stats_;
-  std::vector<Event> events_;
-  Execution exec_;
+  const program& p_;
+  const enumerate_options& opt_;
+  const std::function<void(const execution&)>& visit_;
+  enumerate_stats stats_;
+  std::vector<event> events_;
+  execution exec_;
 
   // Per thread and pc, the locations (bit = location index) the code from pc
   // on may read and may write: an access no other thread can ever conflict
@@ -86,27 +86,27 @@ class Enumerator {
       for (bool changed = true; changed;) {
         changed = false;
         for (std::size_t pc = n; pc-- > 0;) {
-          const Instr& in = th.code[pc];
+          const instr& in = th.code[pc];
           std::uint64_t r = 0, w = 0;
           auto add = [&](std::size_t next) {
             r |= rd[next];
             w |= wr[next];
           };
           switch (in.op) {
-            case Instr::Op::HaltBound: break;
-            case Instr::Op::Jump: add(static_cast<std::size_t>(in.target)); break;
-            case Instr::Op::BranchFalse:
+            case instr_op::halt_bound: break;
+            case instr_op::jump: add(static_cast<std::size_t>(in.target)); break;
+            case instr_op::branch_false:
               add(pc + 1);
               add(static_cast<std::size_t>(in.target));
               break;
-            case Instr::Op::Access: {
+            case instr_op::access: {
               const std::uint64_t bit = std::uint64_t{1} << in.loc;
-              if (in.kind != AccessKind::Store) r |= bit;
-              if (in.kind != AccessKind::Load) w |= bit;
+              if (in.kind != access_kind::store) r |= bit;
+              if (in.kind != access_kind::load) w |= bit;
               add(pc + 1);
               break;
             }
-            case Instr::Op::Assign: add(pc + 1); break;
+            case instr_op::assign: add(pc + 1); break;
           }
           if (r != rd[pc] || w != wr[pc]) {
             rd[pc] = r;
@@ -120,14 +120,14 @@ class Enumerator {
     }
   }
 
-  bool safe(const Node& n, int t) const {
+  bool safe(const search_node& n, int t) const {
     if (!summaries_) return false;
     const auto& tp = n.th[static_cast<std::size_t>(t)];
-    const Instr& in = instr(t, tp.pc);
+    const instr& in = instr_at(t, tp.pc);
     const std::uint64_t bit = std::uint64_t{1} << in.loc;
-    const bool writes = in.kind != AccessKind::Load;
+    const bool writes = in.kind != access_kind::load;
     for (std::size_t u = 0; u < n.th.size(); ++u) {
-      if (static_cast<int>(u) == t || n.th[u].status != Status::Ready) continue;
+      if (static_cast<int>(u) == t || n.th[u].status != thread_status::ready) continue;
       const auto pc = static_cast<std::size_t>(n.th[u].pc);
       const std::uint64_t others = may_write_[u][pc] | (writes ? may_read_[u][pc] : 0);
       if ((others & bit) != 0) return false;
@@ -135,105 +135,105 @@ class Enumerator {
     return true;
   }
 
-  const Instr& instr(int t, int pc) const {
+  const instr& instr_at(int t, int pc) const {
     return p_.threads[static_cast<std::size_t>(t)].code[static_cast<std::size_t>(pc)];
   }
-  std::vector<TVal> thread_regs(const Node& n, int t) const {
+  std::vector<tainted_value> thread_regs(const search_node& n, int t) const {
     const auto& tp = n.th[static_cast<std::size_t>(t)];
     auto first = n.regs.begin() + tp.reg_base;
     return {first, first + static_cast<std::ptrdiff_t>(p_.threads[static_cast<std::size_t>(t)].regs.size())};
   }
-  void store_regs(Node& n, int t, const std::vector<TVal>& regs) const {
+  void store_regs(search_node& n, int t, const std::vector<tainted_value>& regs) const {
     std::copy(regs.begin(), regs.end(), n.regs.begin() + n.th[static_cast<std::size_t>(t)].reg_base);
   }
 
   // Runs thread t's local instructions up to its next access (or its end).
-  void advance(Node& n, int t) {
+  void advance(search_node& n, int t) {
     auto& tp = n.th[static_cast<std::size_t>(t)];
     const auto& code = p_.threads[static_cast<std::size_t>(t)].code;
     auto regs = thread_regs(n, t);
     for (int guard = 0;; ++guard) {
       if (guard > 1'000'000) throw std::runtime_error("thread " + p_.threads[static_cast<std::size_t>(t)].name + " loops without accessing memory");
       if (tp.pc >= static_cast<int>(code.size())) {
-        tp.status = Status::Done;
+        tp.status = thread_status::done;
         break;
       }
-      const Instr& in = code[static_cast<std::size_t>(tp.pc)];
-      if (in.op == Instr::Op::Assign) {
+      const instr& in = code[static_cast<std::size_t>(tp.pc)];
+      if (in.op == instr_op::assign) {
         regs[static_cast<std::size_t>(in.dst)] = eval(in.e, regs);
         ++tp.pc;
-      } else if (in.op == Instr::Op::BranchFalse) {
-        const TVal c = eval(in.e, regs);
+      } else if (in.op == instr_op::branch_false) {
+        const tainted_value c = eval(in.e, regs);
         n.used |= c.taint;  // control dependency
         tp.pc = c.v != 0 ? tp.pc + 1 : in.target;
-      } else if (in.op == Instr::Op::Jump) {
+      } else if (in.op == instr_op::jump) {
         tp.pc = in.target;
-      } else if (in.op == Instr::Op::HaltBound) {
-        tp.status = Status::Halted;
+      } else if (in.op == instr_op::halt_bound) {
+        tp.status = thread_status::halted;
         break;
       } else {
-        Value idx = 0;
+        value idx = 0;
         if (in.index) {
-          const TVal iv = eval(*in.index, regs);
+          const tainted_value iv = eval(*in.index, regs);
           n.used |= iv.taint;  // address dependency
           idx = iv.v;
         }
         tp.addr = resolve_address(p_, in, idx, p_.threads[static_cast<std::size_t>(t)].name);
-        tp.may_write = in.kind != AccessKind::Load;
+        tp.may_write = in.kind != access_kind::load;
         break;
       }
     }
     store_regs(n, t, regs);
   }
 
-  bool quantum(const Instr& in) const { return opt_.quantum_equivalent && in.label == Label::Quantum; }
+  bool quantum(const instr& in) const { return opt_.quantum_equivalent && in.label == access_label::quantum; }
 
   // Bit 63 marks the awaited value itself; executions hold at most 63 events.
-  static constexpr std::uint64_t kSelf = std::uint64_t{1} << 63;
+  static constexpr std::uint64_t self_bit = std::uint64_t{1} << 63;
 
-  bool await_ok(const Node& n, int t, const Instr& in, Value loaded, std::uint64_t* taint) const {
+  bool await_ok(const search_node& n, int t, const instr& in, value loaded, std::uint64_t* taint) const {
     if (!in.await_cond) return true;
     auto regs = thread_regs(n, t);
-    regs[static_cast<std::size_t>(in.dst)] = TVal{loaded, kSelf, true};
-    const TVal c = eval(*in.await_cond, regs);
+    regs[static_cast<std::size_t>(in.dst)] = tainted_value{loaded, self_bit, true};
+    const tainted_value c = eval(*in.await_cond, regs);
     if (taint) *taint = c.taint;
     return c.v != 0;
   }
 
-  std::vector<Choice> choices(const Node& n, int t) const {
-    std::vector<Choice> out;
+  std::vector<choice> choices(const search_node& n, int t) const {
+    std::vector<choice> out;
     const auto& tp = n.th[static_cast<std::size_t>(t)];
-    if (tp.status != Status::Ready) return out;
-    const Instr& in = instr(t, tp.pc);
+    if (tp.status != thread_status::ready) return out;
+    const instr& in = instr_at(t, tp.pc);
     const auto regs = thread_regs(n, t);
-    std::vector<Value> ops;
+    std::vector<value> ops;
     for (const auto& e : in.operands) ops.push_back(eval(e, regs).v);
-    const Value cur = n.mem[static_cast<std::size_t>(tp.addr)];
+    const value cur = n.mem[static_cast<std::size_t>(tp.addr)];
     const bool q = quantum(in);
     switch (in.kind) {
-      case AccessKind::Load:
+      case access_kind::load:
         if (q) {
-          for (Value v : opt_.domain)
+          for (value v : opt_.domain)
             if (await_ok(n, t, in, v, nullptr)) out.push_back({v, 0});
         } else if (await_ok(n, t, in, cur, nullptr)) {
           out.push_back({cur, 0});
         }
         break;
-      case AccessKind::Store:
+      case access_kind::store:
         if (q) {
-          for (Value v : opt_.domain) out.push_back({0, v});
+          for (value v : opt_.domain) out.push_back({0, v});
         } else {
           out.push_back({0, ops[0]});
         }
         break;
-      case AccessKind::Rmw:
+      case access_kind::rmw:
         if (q && in.dst < 0) {
           // The arbitrary loaded value goes nowhere: one representative suffices.
-          for (Value w : opt_.domain) out.push_back({cur, w});
+          for (value w : opt_.domain) out.push_back({cur, w});
         } else if (q) {
-          for (Value r : opt_.domain)
+          for (value r : opt_.domain)
             if (await_ok(n, t, in, r, nullptr))
-              for (Value w : opt_.domain) out.push_back({r, w});
+              for (value w : opt_.domain) out.push_back({r, w});
         } else if (await_ok(n, t, in, cur, nullptr)) {
           out.push_back({cur, rmw_result(in.rmw, cur, ops)});
         }
@@ -242,13 +242,13 @@ class Enumerator {
     return out;
   }
 
-  void step(Node& n, int t, const Choice& c) {
+  void step(search_node& n, int t, const choice& c) {
     auto& tp = n.th[static_cast<std::size_t>(t)];
-    const Instr& in = instr(t, tp.pc);
+    const instr& in = instr_at(t, tp.pc);
     if (events_.size() >= 63) throw std::runtime_error("an execution has more than 63 accesses; not supported");
     const int id = static_cast<int>(events_.size());
     auto regs = thread_regs(n, t);
-    Event e;
+    event e;
     e.thread = t;
     e.po = tp.events++;
     e.kind = in.kind;
@@ -260,15 +260,15 @@ class Enumerator {
     e.pos = in.pos;
     e.before = n.mem[static_cast<std::size_t>(tp.addr)];
     for (const auto& ex : in.operands) {
-      const TVal v = eval(ex, regs);
+      const tainted_value v = eval(ex, regs);
       n.used |= v.taint;  // data dependency
       e.operands.push_back(v.v);
     }
-    e.reads = in.kind != AccessKind::Store;
+    e.reads = in.kind != access_kind::store;
     e.rval = c.rval;
-    if (in.kind == AccessKind::Store) {
+    if (in.kind == access_kind::store) {
       e.writes = true;
-    } else if (in.kind == AccessKind::Rmw) {
+    } else if (in.kind == access_kind::rmw) {
       e.writes = quantum(in) || rmw_writes(in.rmw, c.rval, e.operands);
     }
     e.wval = e.writes ? c.wval : 0;
@@ -276,10 +276,10 @@ class Enumerator {
     if (in.await_cond) {
       std::uint64_t taint = 0;
       (void)await_ok(n, t, in, c.rval, &taint);
-      n.used |= taint & ~kSelf;  // control dependency
-      if ((taint & kSelf) != 0) n.used |= std::uint64_t{1} << id;  // the await branches on the loaded value
+      n.used |= taint & ~self_bit;  // control dependency
+      if ((taint & self_bit) != 0) n.used |= std::uint64_t{1} << id;  // the await branches on the loaded value
     }
-    if (in.dst >= 0 && e.reads) regs[static_cast<std::size_t>(in.dst)] = TVal{c.rval, std::uint64_t{1} << id, true};
+    if (in.dst >= 0 && e.reads) regs[static_cast<std::size_t>(in.dst)] = tainted_value{c.rval, std::uint64_t{1} << id, true};
     store_regs(n, t, regs);
     events_.push_back(std::move(e));
     ++tp.pc;
@@ -287,11 +287,11 @@ class Enumerator {
     ++stats_.steps;
   }
 
-  static bool independent(const ThreadPos& u, const Event& e) {
-    return u.addr != e.addr || (!u.may_write && e.kind == AccessKind::Load);
+  static bool independent(const thread_pos& u, const event& e) {
+    return u.addr != e.addr || (!u.may_write && e.kind == access_kind::load);
   }
 
-  void terminal(const Node& n) {
+  void terminal(const search_node& n) {
     ++stats_.executions;
     if (stats_.executions > opt_.max_executions)
       throw std::runtime_error(fmt::format("more than {} executions; test too large", opt_.max_executions));
@@ -304,10 +304,10 @@ class Enumerator {
     exec_.regs.assign(p_.threads.size(), {});
     for (std::size_t t = 0; t < p_.threads.size(); ++t) {
       const auto& tp = n.th[t];
-      if (tp.status == Status::Halted) {
+      if (tp.status == thread_status::halted) {
         exec_.complete = false;
         exec_.stop_reason += fmt::format("{} reached a loop bound; ", p_.threads[t].name);
-      } else if (tp.status == Status::Ready) {
+      } else if (tp.status == thread_status::ready) {
         exec_.complete = false;
         exec_.stop_reason += fmt::format("{} blocked at an await; ", p_.threads[t].name);
       }
@@ -318,9 +318,9 @@ class Enumerator {
     visit_(exec_);
   }
 
-  void dfs(const Node& n, std::uint64_t sleep) {
+  void dfs(const search_node& n, std::uint64_t sleep) {
     const int nt = static_cast<int>(n.th.size());
-    std::vector<std::vector<Choice>> ch(static_cast<std::size_t>(nt));
+    std::vector<std::vector<choice>> ch(static_cast<std::size_t>(nt));
     bool any = false;
     for (int t = 0; t < nt; ++t) {
       ch[static_cast<std::size_t>(t)] = choices(n, t);
@@ -346,10 +346,10 @@ class Enumerator {
       if (ch[static_cast<std::size_t>(t)].empty() || (sleep & bit) != 0) continue;
       if (only >= 0 && t != only) continue;
       explored = true;
-      for (const Choice& c : ch[static_cast<std::size_t>(t)]) {
-        Node child = n;
+      for (const choice& c : ch[static_cast<std::size_t>(t)]) {
+        search_node child = n;
         step(child, t, c);
-        const Event& e = events_.back();
+        const event& e = events_.back();
         std::uint64_t child_sleep = 0;
         for (int u = 0; u < nt; ++u) {
           const std::uint64_t ub = std::uint64_t{1} << u;
@@ -364,22 +364,22 @@ class Enumerator {
   }
 };
 
-void collect_constants(const Expr& e, std::set<Value>& out) {
-  if (e.kind == Expr::Kind::Const) out.insert(e.value);
+void collect_constants(const expr& e, std::set<value>& out) {
+  if (e.kind == expr_kind::constant) out.insert(e.constant);
   for (const auto& k : e.kids) collect_constants(k, out);
 }
 
 }  // namespace
 
-std::vector<Value> program_constants(const Program& p) {
-  std::set<Value> s{0, 1};
+std::vector<value> program_constants(const program& p) {
+  std::set<value> s{0, 1};
   for (const auto& l : p.locs) s.insert(l.init.begin(), l.init.end());
   for (const auto& t : p.threads)
     for (const auto& in : t.code) {
-      if (in.op == Instr::Op::Assign && in.dst >= 0 && t.regs[static_cast<std::size_t>(in.dst)].rfind("%loop", 0) == 0)
+      if (in.op == instr_op::assign && in.dst >= 0 && t.regs[static_cast<std::size_t>(in.dst)].rfind("%loop", 0) == 0)
         continue;  // hidden loop counters are not program constants
-      if (in.op == Instr::Op::BranchFalse && in.e.kind == Expr::Kind::Binary && !in.e.kids.empty() &&
-          in.e.kids[0].kind == Expr::Kind::Reg && t.regs[static_cast<std::size_t>(in.e.kids[0].reg)].rfind("%loop", 0) == 0)
+      if (in.op == instr_op::branch_false && in.e.kind == expr_kind::binary && !in.e.kids.empty() &&
+          in.e.kids[0].kind == expr_kind::reg && t.regs[static_cast<std::size_t>(in.e.kids[0].reg)].rfind("%loop", 0) == 0)
         continue;
       collect_constants(in.e, s);
       for (const auto& o : in.operands) collect_constants(o, s);
@@ -389,9 +389,9 @@ std::vector<Value> program_constants(const Program& p) {
   return {s.begin(), s.end()};
 }
 
-EnumStats enumerate_sc(const Program& p, const EnumOptions& opt, const std::function<void(const Execution&)>& visit) {
+enumerate_stats enumerate_sc(const program& p, const enumerate_options& opt, const std::function<void(const execution&)>& visit) {
   if (opt.quantum_equivalent && opt.domain.empty()) throw std::invalid_argument("quantum domain is empty");
-  Enumerator en(p, opt, visit);
+  enumerator en(p, opt, visit);
   return en.run();
 }
 

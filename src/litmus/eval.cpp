@@ -9,11 +9,11 @@ namespace gpmx::litmus {
 
 namespace {
 // Wrapping arithmetic: litmus values are 64-bit two's complement.
-Value wrap(std::uint64_t u) { return static_cast<Value>(u); }
-std::uint64_t u(Value v) { return static_cast<std::uint64_t>(v); }
+value wrap(std::uint64_t u) { return static_cast<value>(u); }
+std::uint64_t u(value v) { return static_cast<std::uint64_t>(v); }
 }  // namespace
 
-Value apply_binary(const std::string& op, Value a, Value b) {
+value apply_binary(const std::string& op, value a, value b) {
   switch (op[0]) {
     case '+': return wrap(u(a) + u(b));
     case '-': return wrap(u(a) - u(b));
@@ -21,85 +21,85 @@ Value apply_binary(const std::string& op, Value a, Value b) {
     case '/': return b == 0 || (b == -1 && a == INT64_MIN) ? 0 : a / b;
     case '%': return b == 0 || b == -1 ? 0 : a % b;
     case '^': return a ^ b;
-    case '&': return op.size() == 2 ? Value{(a != 0) && (b != 0)} : (a & b);
-    case '|': return op.size() == 2 ? Value{(a != 0) || (b != 0)} : (a | b);
-    case '=': return Value{a == b};
-    case '!': return Value{a != b};
+    case '&': return op.size() == 2 ? value{(a != 0) && (b != 0)} : (a & b);
+    case '|': return op.size() == 2 ? value{(a != 0) || (b != 0)} : (a | b);
+    case '=': return value{a == b};
+    case '!': return value{a != b};
     case '<':
       if (op == "<<") return wrap(u(a) << (u(b) & 63U));
-      return op.size() == 2 ? Value{a <= b} : Value{a < b};
+      return op.size() == 2 ? value{a <= b} : value{a < b};
     case '>':
       if (op == ">>") return a >> (u(b) & 63U);
-      return op.size() == 2 ? Value{a >= b} : Value{a > b};
+      return op.size() == 2 ? value{a >= b} : value{a > b};
     default: break;
   }
   throw std::logic_error("unknown operator " + op);
 }
 
-TVal eval(const Expr& e, const std::vector<TVal>& regs) {
+tainted_value eval(const expr& e, const std::vector<tainted_value>& regs) {
   switch (e.kind) {
-    case Expr::Kind::Const: return TVal{e.value, 0, true};
-    case Expr::Kind::Reg: return regs[static_cast<std::size_t>(e.reg)];
-    case Expr::Kind::Unary: {
-      TVal a = eval(e.kids[0], regs);
-      a.v = e.op == "!" ? Value{a.v == 0} : e.op == "-" ? wrap(0 - u(a.v)) : ~a.v;
+    case expr_kind::constant: return tainted_value{e.constant, 0, true};
+    case expr_kind::reg: return regs[static_cast<std::size_t>(e.reg)];
+    case expr_kind::unary: {
+      tainted_value a = eval(e.kids[0], regs);
+      a.v = e.op == "!" ? value{a.v == 0} : e.op == "-" ? wrap(0 - u(a.v)) : ~a.v;
       return a;
     }
-    case Expr::Kind::Binary: {
-      const TVal a = eval(e.kids[0], regs);
-      const TVal b = eval(e.kids[1], regs);
-      return TVal{apply_binary(e.op, a.v, b.v), a.taint | b.taint, a.known && b.known};
+    case expr_kind::binary: {
+      const tainted_value a = eval(e.kids[0], regs);
+      const tainted_value b = eval(e.kids[1], regs);
+      return tainted_value{apply_binary(e.op, a.v, b.v), a.taint | b.taint, a.known && b.known};
     }
-    case Expr::Kind::Loc: break;
+    case expr_kind::loc: break;
   }
   throw std::logic_error("location in a thread expression");
 }
 
-Value eval_final(const Expr& e, const Program& p, const std::vector<Value>& mem,
-                 const std::vector<std::vector<Value>>& regs) {
+value eval_final(const expr& e, const program& p, const std::vector<value>& mem,
+                 const std::vector<std::vector<value>>& regs) {
   switch (e.kind) {
-    case Expr::Kind::Const: return e.value;
-    case Expr::Kind::Reg:
+    case expr_kind::constant: return e.constant;
+    case expr_kind::reg:
       return regs[static_cast<std::size_t>(e.thread)][static_cast<std::size_t>(e.reg)];
-    case Expr::Kind::Loc: {
+    case expr_kind::loc: {
       const auto& l = p.locs[static_cast<std::size_t>(e.loc)];
-      Value idx = e.kids.empty() ? 0 : eval_final(e.kids[0], p, mem, regs);
+      value idx = e.kids.empty() ? 0 : eval_final(e.kids[0], p, mem, regs);
       if (idx < 0 || idx >= l.size)
         throw std::runtime_error(fmt::format("{}:{}:{}: index {} out of bounds of '{}' in the final condition", p.file,
                                              e.pos.line, e.pos.col, idx, l.name));
       return mem[static_cast<std::size_t>(l.base + idx)];
     }
-    case Expr::Kind::Unary: {
-      const Value a = eval_final(e.kids[0], p, mem, regs);
-      return e.op == "!" ? Value{a == 0} : e.op == "-" ? wrap(0 - u(a)) : ~a;
+    case expr_kind::unary: {
+      const value a = eval_final(e.kids[0], p, mem, regs);
+      return e.op == "!" ? value{a == 0} : e.op == "-" ? wrap(0 - u(a)) : ~a;
     }
-    case Expr::Kind::Binary:
+    case expr_kind::binary:
       return apply_binary(e.op, eval_final(e.kids[0], p, mem, regs), eval_final(e.kids[1], p, mem, regs));
   }
   return 0;
 }
 
-Value rmw_result(RmwOp op, Value old, const std::vector<Value>& a) {
+value rmw_result(rmw_op op, value old, const std::vector<value>& a) {
   switch (op) {
-    case RmwOp::Add: return wrap(u(old) + u(a[0]));
-    case RmwOp::Sub: return wrap(u(old) - u(a[0]));
-    case RmwOp::Inc: return wrap(u(old) + 1U);
-    case RmwOp::Dec: return wrap(u(old) - 1U);
-    case RmwOp::And: return old & a[0];
-    case RmwOp::Or: return old | a[0];
-    case RmwOp::Min: return std::min(old, a[0]);
-    case RmwOp::Max: return std::max(old, a[0]);
-    case RmwOp::Exchange: return a[0];
-    case RmwOp::CompareExchange: return old == a[0] ? a[1] : old;
+    case rmw_op::add: return wrap(u(old) + u(a[0]));
+    case rmw_op::sub: return wrap(u(old) - u(a[0]));
+    case rmw_op::inc: return wrap(u(old) + 1U);
+    case rmw_op::dec: return wrap(u(old) - 1U);
+    case rmw_op::bit_and: return old & a[0];
+    case rmw_op::bit_or: return old | a[0];
+    case rmw_op::min: return std::min(old, a[0]);
+    case rmw_op::max: return std::max(old, a[0]);
+    case rmw_op::exchange: return a[0];
+    case rmw_op::compare_exchange: return old == a[0] ? a[1] : old;
   }
   return old;
 }
 
-bool rmw_writes(RmwOp op, Value old, const std::vector<Value>& a) {
-  return op != RmwOp::CompareExchange || old == a[0];
+bool rmw_writes(rmw_op op, value old, const std::vector<value>& a) {
+  return op != rmw_op::compare_exchange || old == a[0];
 }
 
-int resolve_address(const Program& p, const Instr& in, Value index, const std::string& thread) {
+int resolve_address(const program& p, const instr& in, value index, const std::string& thread) {
   const auto& l = p.locs[static_cast<std::size_t>(in.loc)];
   if (index < 0 || index >= l.size)
     throw std::runtime_error(fmt::format("{}:{}:{}: thread {} indexes '{}' with {}, outside [0, {})", p.file,

@@ -6,8 +6,8 @@
 
 namespace gpmx::litmus::detail {
 
-std::vector<Token> lex(const std::string& text, const std::string& file) {
-  std::vector<Token> out;
+std::vector<token> lex(const std::string& text, const std::string& file) {
+  std::vector<token> out;
   int line = 1, col = 1;
   std::size_t i = 0;
   auto advance = [&](std::size_t n) {
@@ -23,7 +23,7 @@ std::vector<Token> lex(const std::string& text, const std::string& file) {
       while (i < text.size() && text[i] != '\n') advance(1);
       continue;
     }
-    Token t;
+    token t;
     t.pos = {line, col};
     if (std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_') {
       std::size_t j = i;
@@ -36,41 +36,41 @@ std::vector<Token> lex(const std::string& text, const std::string& file) {
           j = i + w.size();
         }
       }
-      t.kind = Token::Kind::Ident;
+      t.kind = token_kind::ident;
       t.text = text.substr(i, j - i);
       advance(j - i);
     } else if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
       std::size_t j = i;
       while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) != 0) ++j;
-      t.kind = Token::Kind::Number;
+      t.kind = token_kind::number;
       t.text = text.substr(i, j - i);
       try {
         t.number = std::stoll(t.text);
       } catch (const std::exception&) {
-        throw ParseError(file, t.pos, "number out of range: " + t.text);
+        throw parse_error(file, t.pos, "number out of range: " + t.text);
       }
       advance(j - i);
     } else if (c == '"') {
       std::size_t j = i + 1;
       while (j < text.size() && text[j] != '"' && text[j] != '\n') ++j;
-      if (j >= text.size() || text[j] != '"') throw ParseError(file, t.pos, "unterminated string");
-      t.kind = Token::Kind::String;
+      if (j >= text.size() || text[j] != '"') throw parse_error(file, t.pos, "unterminated string");
+      t.kind = token_kind::string;
       t.text = text.substr(i + 1, j - i - 1);
       advance(j - i + 1);
     } else {
-      t.kind = Token::Kind::Punct;
+      t.kind = token_kind::punct;
       t.text = std::string(1, c);
       for (const char* two : two_char) {
         if (text.compare(i, 2, two) == 0) { t.text = two; break; }
       }
       if (std::string("{}()[];,=.:+-*/%&|^!<>~").find(c) == std::string::npos)
-        throw ParseError(file, t.pos, std::string("unexpected character '") + c + "'");
+        throw parse_error(file, t.pos, std::string("unexpected character '") + c + "'");
       advance(t.text.size());
     }
     out.push_back(std::move(t));
   }
-  Token end;
-  end.kind = Token::Kind::End;
+  token end;
+  end.kind = token_kind::end;
   end.text = "end of file";
   end.pos = {line, col};
   out.push_back(end);

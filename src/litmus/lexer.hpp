@@ -7,15 +7,16 @@
 
 namespace gpmx::litmus::detail {
 
-struct Token {
-  enum class Kind { Ident, Number, Punct, String, End };
-  Kind kind = Kind::End;
+enum class token_kind { ident, number, punct, string, end };
+
+struct token {
+  token_kind kind = token_kind::end;
   std::string text;
-  Value number = 0;
-  SrcPos pos;
+  value number = 0;
+  src_pos pos;
 };
 
-// Throws ParseError naming the position of a character it cannot read.
-std::vector<Token> lex(const std::string& text, const std::string& file);
+// Throws parse_error naming the position of a character it cannot read.
+std::vector<token> lex(const std::string& text, const std::string& file);
 
 }  // namespace gpmx::litmus::detail

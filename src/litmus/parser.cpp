@@ -12,50 +12,51 @@
 
 namespace gpmx::litmus {
 
-ParseError::ParseError(const std::string& file, SrcPos p, const std::string& msg)
-    : std::runtime_error(fmt::format("{}:{}:{}: {}", file, p.line, p.col, msg)), pos(p) {}
+parse_error::parse_error(const std::string& file, src_pos p, const std::string& msg)
+    : error(error_code::litmus_parse, fmt::format("{}:{}:{}: {}", file, p.line, p.col, msg)), pos_(p) {}
 
 namespace {
 
-using detail::Token;
+using detail::token;
+using detail::token_kind;
 
-const std::map<std::string, Label>& label_names() {
-  static const std::map<std::string, Label> m{
-      {"data", Label::Data},           {"paired", Label::Paired},
-      {"unpaired", Label::Unpaired},   {"commutative", Label::Commutative},
-      {"comm", Label::Commutative},    {"non-ordering", Label::NonOrdering},
-      {"nonordering", Label::NonOrdering}, {"speculative", Label::Speculative},
-      {"spec", Label::Speculative},    {"quantum", Label::Quantum}};
+const std::map<std::string, access_label>& label_names() {
+  static const std::map<std::string, access_label> m{
+      {"data", access_label::data},           {"paired", access_label::paired},
+      {"unpaired", access_label::unpaired},   {"commutative", access_label::commutative},
+      {"comm", access_label::commutative},    {"non-ordering", access_label::non_ordering},
+      {"nonordering", access_label::non_ordering}, {"speculative", access_label::speculative},
+      {"spec", access_label::speculative},    {"quantum", access_label::quantum}};
   return m;
 }
 
-const std::map<std::string, RmwOp>& rmw_names() {
-  static const std::map<std::string, RmwOp> m{
-      {"add", RmwOp::Add}, {"sub", RmwOp::Sub}, {"inc", RmwOp::Inc}, {"dec", RmwOp::Dec},
-      {"and", RmwOp::And}, {"or", RmwOp::Or},   {"min", RmwOp::Min}, {"max", RmwOp::Max},
-      {"xchg", RmwOp::Exchange}, {"exchange", RmwOp::Exchange},
-      {"cas", RmwOp::CompareExchange}, {"compare-exchange", RmwOp::CompareExchange}};
+const std::map<std::string, rmw_op>& rmw_names() {
+  static const std::map<std::string, rmw_op> m{
+      {"add", rmw_op::add}, {"sub", rmw_op::sub}, {"inc", rmw_op::inc}, {"dec", rmw_op::dec},
+      {"and", rmw_op::bit_and}, {"or", rmw_op::bit_or},   {"min", rmw_op::min}, {"max", rmw_op::max},
+      {"xchg", rmw_op::exchange}, {"exchange", rmw_op::exchange},
+      {"cas", rmw_op::compare_exchange}, {"compare-exchange", rmw_op::compare_exchange}};
   return m;
 }
 
-int operand_count(RmwOp op) {
+int operand_count(rmw_op op) {
   switch (op) {
-    case RmwOp::Inc:
-    case RmwOp::Dec: return 0;
-    case RmwOp::CompareExchange: return 2;
+    case rmw_op::inc:
+    case rmw_op::dec: return 0;
+    case rmw_op::compare_exchange: return 2;
     default: return 1;
   }
 }
 
-const char* const kModelKeys[] = {"drf0", "drf1", "drfrlx", "hrf-direct", "hrf-indirect"};
-const char* const kRaceClasses[] = {"data", "commutative", "non-ordering", "speculative", "quantum",
+const char* const model_keys[] = {"drf0", "drf1", "drfrlx", "hrf-direct", "hrf-indirect"};
+const char* const race_class_names[] = {"data", "commutative", "non-ordering", "speculative", "quantum",
                                     "heterogeneous"};
 
-class Parser {
+class parser {
  public:
-  Parser(std::vector<Token> toks, std::string file) : toks_(std::move(toks)), file_(std::move(file)) {}
+  parser(std::vector<token> toks, std::string file) : toks_(std::move(toks)), file_(std::move(file)) {}
 
-  Program run() {
+  program run() {
     prog_.file = file_;
     while (!at_end()) item();
     if (prog_.threads.empty()) fail(peek().pos, "a litmus test needs at least one thread");
@@ -63,43 +64,43 @@ class Parser {
   }
 
  private:
-  std::vector<Token> toks_;
+  std::vector<token> toks_;
   std::size_t i_ = 0;
   std::string file_;
-  Program prog_;
-  Thread* thr_ = nullptr;
+  program prog_;
+  thread* thr_ = nullptr;
   int hidden_ = 0;
 
-  [[noreturn]] void fail(SrcPos p, const std::string& msg) const { throw ParseError(file_, p, msg); }
-  const Token& peek(std::size_t k = 0) const { return toks_[std::min(i_ + k, toks_.size() - 1)]; }
-  bool at_end() const { return peek().kind == Token::Kind::End; }
+  [[noreturn]] void fail(src_pos p, const std::string& msg) const { throw parse_error(file_, p, msg); }
+  const token& peek(std::size_t k = 0) const { return toks_[std::min(i_ + k, toks_.size() - 1)]; }
+  bool at_end() const { return peek().kind == token_kind::end; }
   bool is(const char* text) const {
-    return (peek().kind == Token::Kind::Punct || peek().kind == Token::Kind::Ident) && peek().text == text;
+    return (peek().kind == token_kind::punct || peek().kind == token_kind::ident) && peek().text == text;
   }
   bool accept(const char* text) {
     if (!is(text)) return false;
     ++i_;
     return true;
   }
-  const Token& expect(const char* text) {
+  const token& expect(const char* text) {
     if (!is(text)) fail(peek().pos, fmt::format("expected '{}' but found '{}'", text, peek().text));
     return toks_[i_++];
   }
-  const Token& ident(const char* what) {
-    if (peek().kind != Token::Kind::Ident) fail(peek().pos, fmt::format("expected {} but found '{}'", what, peek().text));
+  const token& ident(const char* what) {
+    if (peek().kind != token_kind::ident) fail(peek().pos, fmt::format("expected {} but found '{}'", what, peek().text));
     return toks_[i_++];
   }
-  Value number() {
+  value number() {
     const bool neg = accept("-");
-    if (peek().kind != Token::Kind::Number) fail(peek().pos, fmt::format("expected a number but found '{}'", peek().text));
-    const Value v = toks_[i_++].number;
+    if (peek().kind != token_kind::number) fail(peek().pos, fmt::format("expected a number but found '{}'", peek().text));
+    const value v = toks_[i_++].number;
     return neg ? -v : v;
   }
 
   void item() {
-    const Token& t = peek();
+    const token& t = peek();
     if (accept("litmus")) {
-      if (peek().kind != Token::Kind::Ident && peek().kind != Token::Kind::String) fail(peek().pos, "expected a test name");
+      if (peek().kind != token_kind::ident && peek().kind != token_kind::string) fail(peek().pos, "expected a test name");
       prog_.name = toks_[i_++].text;
       accept(";");
     } else if (accept("domain")) {
@@ -110,48 +111,48 @@ class Parser {
     } else if (accept("thread")) {
       thread_decl();
     } else if (is("exists") || is("forall")) {
-      if (prog_.cond_kind != Program::Cond::None) fail(t.pos, "only one final condition is allowed");
-      prog_.cond_kind = t.text == "exists" ? Program::Cond::Exists : Program::Cond::Forall;
+      if (prog_.cond_kind != condition_kind::none) fail(t.pos, "only one final condition is allowed");
+      prog_.cond_kind = t.text == "exists" ? condition_kind::exists : condition_kind::forall;
       ++i_;
       expect("(");
-      prog_.cond = expr(true);
+      prog_.cond = expression(true);
       expect(")");
       accept(";");
     } else if (accept("expect")) {
-      expectation();
+      expectation_line();
     } else {
       fail(t.pos, fmt::format("expected litmus, domain, init, thread, exists, forall or expect but found '{}'", t.text));
     }
   }
 
-  void expectation() {
-    Expectation e;
+  void expectation_line() {
+    expectation e;
     e.pos = peek().pos;
     e.key = ident("a model or 'sc', 'system', 'theorem'").text;
     expect("=");
-    const auto& keys = kModelKeys;
+    const auto& keys = model_keys;
     const bool model = std::find(std::begin(keys), std::end(keys), e.key) != std::end(keys);
     if (model) {
       std::vector<std::string> classes;
       do {
-        const Token& v = ident("a verdict");
+        const token& v = ident("a verdict");
         const bool ok = v.text == "legal" ||
-                        std::find(std::begin(kRaceClasses), std::end(kRaceClasses), v.text) != std::end(kRaceClasses);
+                        std::find(std::begin(race_class_names), std::end(race_class_names), v.text) != std::end(race_class_names);
         if (!ok) fail(v.pos, fmt::format("unknown verdict '{}' (legal or a race class)", v.text));
         classes.push_back(v.text);
       } while (accept(","));
       std::sort(classes.begin(), classes.end());
       if (classes.size() > 1 && std::find(classes.begin(), classes.end(), "legal") != classes.end())
         fail(e.pos, "'legal' cannot be combined with race classes");
-      for (std::size_t k = 0; k < classes.size(); ++k) e.value += (k ? "," : "") + classes[k];
+      for (std::size_t k = 0; k < classes.size(); ++k) e.expected += (k ? "," : "") + classes[k];
     } else if (e.key == "sc" || e.key == "system") {
-      const Token& v = ident("true or false");
+      const token& v = ident("true or false");
       if (v.text != "true" && v.text != "false") fail(v.pos, "expected true or false");
-      e.value = v.text;
+      e.expected = v.text;
     } else if (e.key == "theorem") {
-      const Token& v = ident("holds or broken");
+      const token& v = ident("holds or broken");
       if (v.text != "holds" && v.text != "broken") fail(v.pos, "expected holds or broken");
-      e.value = v.text;
+      e.expected = v.text;
     } else {
       fail(e.pos, fmt::format("unknown expectation key '{}'", e.key));
     }
@@ -162,15 +163,15 @@ class Parser {
   void init_block() {
     expect("{");
     while (!accept("}")) {
-      const Token& name = ident("a location name");
+      const token& name = ident("a location name");
       for (const auto& l : prog_.locs)
         if (l.name == name.text) fail(name.pos, fmt::format("location '{}' declared twice", name.text));
-      Location loc;
+      location loc;
       loc.name = name.text;
       loc.base = prog_.mem_size;
       bool array = false;
       if (accept("[")) {
-        const Value n = number();
+        const value n = number();
         if (n < 1 || n > 64) fail(name.pos, "array size must be between 1 and 64");
         loc.size = static_cast<int>(n);
         array = true;
@@ -194,8 +195,8 @@ class Parser {
   }
 
   void thread_decl() {
-    Thread t;
-    const Token& name = ident("a thread name");
+    thread t;
+    const token& name = ident("a thread name");
     for (const auto& o : prog_.threads)
       if (o.name == name.text) fail(name.pos, fmt::format("thread '{}' declared twice", name.text));
     t.name = name.text;
@@ -216,14 +217,14 @@ class Parser {
     return static_cast<int>(regs.size() - 1);
   }
 
-  int loc_index(const Token& t) const {
+  int loc_index(const token& t) const {
     for (std::size_t k = 0; k < prog_.locs.size(); ++k)
       if (prog_.locs[k].name == t.text) return static_cast<int>(k);
     fail(t.pos, fmt::format("unknown location '{}' (declare it in init)", t.text));
   }
 
   int here() const { return static_cast<int>(thr_->code.size()); }
-  Instr& emit(Instr in) {
+  instr& emit(instr in) {
     thr_->code.push_back(std::move(in));
     return thr_->code.back();
   }
@@ -242,8 +243,8 @@ class Parser {
   }
 
   void stmt() {
-    const Token& t = peek();
-    if (t.kind != Token::Kind::Ident) fail(t.pos, fmt::format("expected a statement but found '{}'", t.text));
+    const token& t = peek();
+    if (t.kind != token_kind::ident) fail(t.pos, fmt::format("expected a statement but found '{}'", t.text));
     if (t.text == "if") return if_stmt();
     if (t.text == "repeat") return repeat_stmt();
     if (t.text == "while") return while_stmt();
@@ -259,78 +260,78 @@ class Parser {
       access(dst);
       return;
     }
-    Instr in;
-    in.op = Instr::Op::Assign;
+    instr in;
+    in.op = instr_op::assign;
     in.pos = t.pos;
     in.dst = dst;
-    in.e = expr(false);
+    in.e = expression(false);
     expect(";");
     emit(std::move(in));
   }
 
   void access(int dst) {
-    const Token& kw = toks_[i_++];
-    Instr in;
-    in.op = Instr::Op::Access;
+    const token& kw = toks_[i_++];
+    instr in;
+    in.op = instr_op::access;
     in.pos = kw.pos;
     in.dst = dst;
-    in.kind = kw.text == "load" ? AccessKind::Load : kw.text == "store" ? AccessKind::Store : AccessKind::Rmw;
+    in.kind = kw.text == "load" ? access_kind::load : kw.text == "store" ? access_kind::store : access_kind::rmw;
     expect(".");
-    if (in.kind == AccessKind::Rmw) {
-      const Token& op = ident("a read-modify-write operation");
+    if (in.kind == access_kind::rmw) {
+      const token& op = ident("a read-modify-write operation");
       auto it = rmw_names().find(op.text);
       if (it == rmw_names().end())
         fail(op.pos, fmt::format("unknown read-modify-write '{}' (add sub inc dec and or min max xchg cas)", op.text));
       in.rmw = it->second;
       expect(".");
     }
-    const Token& lab = ident("a label");
+    const token& lab = ident("a label");
     auto lit = label_names().find(lab.text);
     if (lit == label_names().end())
       fail(lab.pos, fmt::format("unknown label '{}' (data paired unpaired commutative non-ordering speculative quantum)", lab.text));
     in.label = lit->second;
     if (accept(".")) {
-      const Token& sc = ident("a scope");
-      if (sc.text == "local") in.scope = Scope::Local;
-      else if (sc.text == "global") in.scope = Scope::Global;
+      const token& sc = ident("a scope");
+      if (sc.text == "local") in.scope = gpmx::scope::block;
+      else if (sc.text == "global") in.scope = gpmx::scope::device;
       else fail(sc.pos, fmt::format("unknown scope '{}' (local or global)", sc.text));
-      if (in.label == Label::Data) fail(sc.pos, "data accesses carry no scope");
+      if (in.label == access_label::data) fail(sc.pos, "data accesses carry no scope");
     }
-    const Token& lname = ident("a location");
+    const token& lname = ident("a location");
     in.loc = loc_index(lname);
     if (accept("[")) {
-      in.index = expr(false);
+      in.index = expression(false);
       expect("]");
     } else if (prog_.locs[static_cast<std::size_t>(in.loc)].size != 1) {
       fail(lname.pos, fmt::format("array '{}' needs an index", lname.text));
     }
-    int want = in.kind == AccessKind::Store ? 1 : in.kind == AccessKind::Rmw ? operand_count(in.rmw) : 0;
+    int want = in.kind == access_kind::store ? 1 : in.kind == access_kind::rmw ? operand_count(in.rmw) : 0;
     for (int k = 0; k < want; ++k) {
       expect(",");
-      in.operands.push_back(expr(false));
+      in.operands.push_back(expression(false));
     }
     if (accept("await")) {
       if (dst < 0) fail(kw.pos, "await needs a destination register (r = load ... await cond)");
-      in.await_cond = expr(false);
+      in.await_cond = expression(false);
     }
     expect(";");
     emit(std::move(in));
   }
 
   void if_stmt() {
-    const Token& kw = toks_[i_++];
+    const token& kw = toks_[i_++];
     expect("(");
-    Instr br;
-    br.op = Instr::Op::BranchFalse;
+    instr br;
+    br.op = instr_op::branch_false;
     br.pos = kw.pos;
-    br.e = expr(false);
+    br.e = expression(false);
     expect(")");
     const int br_at = here();
     emit(std::move(br));
     block();
     if (accept("else")) {
-      Instr j;
-      j.op = Instr::Op::Jump;
+      instr j;
+      j.op = instr_op::jump;
       j.pos = kw.pos;
       const int j_at = here();
       emit(std::move(j));
@@ -342,22 +343,22 @@ class Parser {
     }
   }
 
-  Expr reg_expr(int reg, SrcPos p) {
-    Expr e;
-    e.kind = Expr::Kind::Reg;
+  expr reg_expr(int reg, src_pos p) {
+    expr e;
+    e.kind = expr_kind::reg;
     e.reg = reg;
     e.pos = p;
     return e;
   }
-  static Expr const_expr(Value v, SrcPos p) {
-    Expr e;
-    e.value = v;
+  static expr const_expr(value v, src_pos p) {
+    expr e;
+    e.constant = v;
     e.pos = p;
     return e;
   }
-  static Expr binary(const char* op, Expr a, Expr b) {
-    Expr e;
-    e.kind = Expr::Kind::Binary;
+  static expr binary(const char* op, expr a, expr b) {
+    expr e;
+    e.kind = expr_kind::binary;
     e.op = op;
     e.pos = a.pos;
     e.kids.push_back(std::move(a));
@@ -366,19 +367,19 @@ class Parser {
   }
 
   // Loops count in a hidden register so the interpreter needs no loop stack.
-  int loop_counter(SrcPos p) {
+  int loop_counter(src_pos p) {
     const int c = reg_index(fmt::format("%loop{}", hidden_++));
-    Instr z;
-    z.op = Instr::Op::Assign;
+    instr z;
+    z.op = instr_op::assign;
     z.dst = c;
     z.e = const_expr(0, p);
     z.pos = p;
     emit(std::move(z));
     return c;
   }
-  void loop_increment(int c, SrcPos p) {
-    Instr inc;
-    inc.op = Instr::Op::Assign;
+  void loop_increment(int c, src_pos p) {
+    instr inc;
+    inc.op = instr_op::assign;
     inc.dst = c;
     inc.e = binary("+", reg_expr(c, p), const_expr(1, p));
     inc.pos = p;
@@ -386,26 +387,26 @@ class Parser {
   }
 
   // Emits a branch taken when e is false (target patched later); returns its index.
-  int emit_branch_false(Expr e, const SrcPos& pos) {
-    Instr br;
-    br.op = Instr::Op::BranchFalse;
+  int emit_branch_false(expr e, const src_pos& pos) {
+    instr br;
+    br.op = instr_op::branch_false;
     br.pos = pos;
     br.e = std::move(e);
     emit(std::move(br));
     return here() - 1;
   }
 
-  void emit_jump(int target, const SrcPos& pos) {
-    Instr j;
-    j.op = Instr::Op::Jump;
+  void emit_jump(int target, const src_pos& pos) {
+    instr j;
+    j.op = instr_op::jump;
     j.target = target;
     j.pos = pos;
     emit(std::move(j));
   }
 
   void repeat_stmt() {
-    const Token& kw = toks_[i_++];
-    const Value n = number();
+    const token& kw = toks_[i_++];
+    const value n = number();
     if (n < 0 || n > 1000) fail(kw.pos, "repeat count must be between 0 and 1000");
     const int c = loop_counter(kw.pos);
     const int top = emit_branch_false(binary("<", reg_expr(c, kw.pos), const_expr(n, kw.pos)), kw.pos);
@@ -416,12 +417,12 @@ class Parser {
   }
 
   void while_stmt() {
-    const Token& kw = toks_[i_++];
+    const token& kw = toks_[i_++];
     expect("(");
-    Expr cond = expr(false);
+    expr cond = expression(false);
     expect(")");
     expect("bound");
-    const Value n = number();
+    const value n = number();
     if (n < 0 || n > 1000) fail(kw.pos, "loop bound must be between 0 and 1000");
     const int c = loop_counter(kw.pos);
     const int top = emit_branch_false(std::move(cond), kw.pos);
@@ -431,40 +432,40 @@ class Parser {
     emit_jump(top, kw.pos);
     // Bound exhausted while the condition still holds: the thread stops here.
     thr_->code[static_cast<std::size_t>(guard)].target = here();
-    Instr h;
-    h.op = Instr::Op::HaltBound;
+    instr h;
+    h.op = instr_op::halt_bound;
     h.pos = kw.pos;
     emit(std::move(h));
     thr_->code[static_cast<std::size_t>(top)].target = here();
   }
 
   // Expressions: in_cond selects final-condition names (T:reg, bare location).
-  Expr expr(bool in_cond) { return binary_level(0, in_cond); }
+  expr expression(bool in_cond) { return binary_level(0, in_cond); }
 
-  Expr binary_level(int level, bool in_cond) {
+  expr binary_level(int level, bool in_cond) {
     static const std::vector<std::vector<const char*>> levels{
         {"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<", "<=", ">", ">="}, {"<<", ">>"}, {"+", "-"},
         {"*", "/", "%"}};
     if (level == static_cast<int>(levels.size())) return unary(in_cond);
-    Expr lhs = binary_level(level + 1, in_cond);
+    expr lhs = binary_level(level + 1, in_cond);
     for (;;) {
       const char* found = nullptr;
-      if (peek().kind == Token::Kind::Punct)
+      if (peek().kind == token_kind::punct)
         for (const char* op : levels[static_cast<std::size_t>(level)])
           if (peek().text == op) found = op;
       if (found == nullptr) return lhs;
       ++i_;
-      Expr rhs = binary_level(level + 1, in_cond);
+      expr rhs = binary_level(level + 1, in_cond);
       lhs = binary(found, std::move(lhs), std::move(rhs));
     }
   }
 
-  Expr unary(bool in_cond) {
-    const Token& t = peek();
-    if (t.kind == Token::Kind::Punct && (t.text == "!" || t.text == "-" || t.text == "~")) {
+  expr unary(bool in_cond) {
+    const token& t = peek();
+    if (t.kind == token_kind::punct && (t.text == "!" || t.text == "-" || t.text == "~")) {
       ++i_;
-      Expr e;
-      e.kind = Expr::Kind::Unary;
+      expr e;
+      e.kind = expr_kind::unary;
       e.op = t.text;
       e.pos = t.pos;
       e.kids.push_back(unary(in_cond));
@@ -473,18 +474,18 @@ class Parser {
     return primary(in_cond);
   }
 
-  Expr primary(bool in_cond) {
-    const Token& t = peek();
+  expr primary(bool in_cond) {
+    const token& t = peek();
     if (accept("(")) {
-      Expr e = expr(in_cond);
+      expr e = expression(in_cond);
       expect(")");
       return e;
     }
-    if (t.kind == Token::Kind::Number) {
+    if (t.kind == token_kind::number) {
       ++i_;
       return const_expr(t.number, t.pos);
     }
-    if (t.kind == Token::Kind::Ident) {
+    if (t.kind == token_kind::ident) {
       if (t.text == "true" || t.text == "false") {
         ++i_;
         return const_expr(t.text == "true" ? 1 : 0, t.pos);
@@ -493,24 +494,24 @@ class Parser {
       ++i_;
       if (!in_cond) return reg_expr(reg_index(t.text), t.pos);
       if (accept(":")) {
-        const Token& r = ident("a register");
+        const token& r = ident("a register");
         for (std::size_t k = 0; k < prog_.threads.size(); ++k) {
           const auto& th = prog_.threads[k];
           if (th.name != t.text) continue;
           auto it = std::find(th.regs.begin(), th.regs.end(), r.text);
           if (it == th.regs.end()) fail(r.pos, fmt::format("thread '{}' has no register '{}'", t.text, r.text));
-          Expr e = reg_expr(static_cast<int>(it - th.regs.begin()), r.pos);
+          expr e = reg_expr(static_cast<int>(it - th.regs.begin()), r.pos);
           e.thread = static_cast<int>(k);
           return e;
         }
         fail(t.pos, fmt::format("unknown thread '{}' (the condition must follow the threads)", t.text));
       }
-      Expr e;
-      e.kind = Expr::Kind::Loc;
+      expr e;
+      e.kind = expr_kind::loc;
       e.loc = loc_index(t);
       e.pos = t.pos;
       if (accept("[")) {
-        e.kids.push_back(expr(true));
+        e.kids.push_back(expression(true));
         expect("]");
       } else if (prog_.locs[static_cast<std::size_t>(e.loc)].size != 1) {
         fail(t.pos, fmt::format("array '{}' needs an index", t.text));
@@ -523,9 +524,9 @@ class Parser {
 
 }  // namespace
 
-Program parse_program(const std::string& text, const std::string& file) {
-  Parser p(detail::lex(text, file), file);
-  Program prog = p.run();
+program parse_program(const std::string& text, const std::string& file) {
+  parser p(detail::lex(text, file), file);
+  program prog = p.run();
   if (prog.name.empty()) {
     const auto slash = file.find_last_of('/');
     std::string base = slash == std::string::npos ? file : file.substr(slash + 1);
@@ -536,9 +537,9 @@ Program parse_program(const std::string& text, const std::string& file) {
   return prog;
 }
 
-Program parse_file(const std::string& path) {
+program parse_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open file", path));
+  if (!in) throw error(error_code::io, fmt::format("{}: cannot open file", path));
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_program(ss.str(), path);

@@ -1,53 +1,52 @@
 #include "gpmx/litmus/races.hpp"
 
-#include <stdexcept>
-
 #include "gpmx/litmus/eval.hpp"
+#include "gpmx/support/error.hpp"
 
 namespace gpmx::litmus {
 
-const char* to_string(Model m) {
+const char* to_string(consistency_model m) {
   switch (m) {
-    case Model::DRF0: return "drf0";
-    case Model::DRF1: return "drf1";
-    case Model::DRFrlx: return "drfrlx";
-    case Model::HRFDirect: return "hrf-direct";
-    case Model::HRFIndirect: return "hrf-indirect";
+    case consistency_model::drf0: return "drf0";
+    case consistency_model::drf1: return "drf1";
+    case consistency_model::drfrlx: return "drfrlx";
+    case consistency_model::hrf_direct: return "hrf-direct";
+    case consistency_model::hrf_indirect: return "hrf-indirect";
   }
   return "?";
 }
 
-const char* to_string(RaceClass c) {
+const char* to_string(race_class c) {
   switch (c) {
-    case RaceClass::Data: return "data";
-    case RaceClass::Commutative: return "commutative";
-    case RaceClass::NonOrdering: return "non-ordering";
-    case RaceClass::Speculative: return "speculative";
-    case RaceClass::Quantum: return "quantum";
-    case RaceClass::Heterogeneous: return "heterogeneous";
+    case race_class::data: return "data";
+    case race_class::commutative: return "commutative";
+    case race_class::non_ordering: return "non-ordering";
+    case race_class::speculative: return "speculative";
+    case race_class::quantum: return "quantum";
+    case race_class::heterogeneous: return "heterogeneous";
   }
   return "?";
 }
 
-Model parse_model(const std::string& s) {
-  for (Model m : kAllModels)
+consistency_model parse_model(const std::string& s) {
+  for (consistency_model m : all_models)
     if (s == to_string(m)) return m;
-  throw std::invalid_argument("unknown model '" + s + "' (drf0, drf1, drfrlx, hrf-direct, hrf-indirect)");
+  throw error(error_code::config, "unknown model '" + s + "' (drf0, drf1, drfrlx, hrf-direct, hrf-indirect)");
 }
 
-bool unordered(const Rel& hb, int i, int j) { return !hb.has(i, j) && !hb.has(j, i); }
+bool unordered(const relation& hb, int i, int j) { return !hb.has(i, j) && !hb.has(j, i); }
 
 namespace {
 
-Value apply(const Event& e, Value v) {
-  if (e.kind == AccessKind::Store) return e.wval;
+value apply(const event& e, value v) {
+  if (e.kind == access_kind::store) return e.wval;
   return rmw_result(e.rmw, v, e.operands);
 }
 
-bool used(const Event& e) { return e.reads && e.used; }
+bool used(const event& e) { return e.reads && e.used; }
 
-Rel restrict_edges(const Rel& edges, const Execution& x, bool (*keep)(const Event&, const Event&)) {
-  Rel out(edges.n);
+relation restrict_edges(const relation& edges, const execution& x, bool (*keep)(const event&, const event&)) {
+  relation out(edges.n);
   for (int i = 0; i < edges.n; ++i)
     for (int j = 0; j < edges.n; ++j)
       if (edges.has(i, j) && keep(x.events[static_cast<std::size_t>(i)], x.events[static_cast<std::size_t>(j)]))
@@ -56,35 +55,35 @@ Rel restrict_edges(const Rel& edges, const Execution& x, bool (*keep)(const Even
 }
 
 // Ordering paths within a subgraph: E* ; (po & E) ; E*.
-Rel ordering_paths(const Rel& sub, const Rel& po) {
-  const Rel star = reflexive_transitive_closure(sub);
+relation ordering_paths(const relation& sub, const relation& po) {
+  const relation star = reflexive_transitive_closure(sub);
   return compose(compose(star, sub & po), star);
 }
 
-bool same_addr_atomics(const Event& a, const Event& b) {
+bool same_addr_atomics(const event& a, const event& b) {
   return a.addr == b.addr && is_atomic(a.label) && is_atomic(b.label);
 }
-bool paired_or_unpaired(const Event& a, const Event& b) {
-  auto pu = [](const Event& e) { return e.label == Label::Paired || e.label == Label::Unpaired; };
+bool paired_or_unpaired(const event& a, const event& b) {
+  auto pu = [](const event& e) { return e.label == access_label::paired || e.label == access_label::unpaired; };
   return pu(a) && pu(b);
 }
 
 }  // namespace
 
-bool commute(const Event& a, const Event& b) {
+bool commute(const event& a, const event& b) {
   if (!a.writes || !b.writes) return true;  // a load leaves memory as it is
-  const Value v0 = a.before;
+  const value v0 = a.before;
   return apply(b, apply(a, v0)) == apply(a, apply(b, v0));
 }
 
-bool non_ordering_violation(const Execution& x, const Relations& r, int xi, int yi) {
-  const Rel graph = r.po | r.co;
-  const Rel star = reflexive_transitive_closure(graph);
-  const Rel with_po = compose(compose(star, r.po), star);  // paths with a po edge
+bool non_ordering_violation(const execution& x, const execution_relations& r, int xi, int yi) {
+  const relation graph = r.po | r.co;
+  const relation star = reflexive_transitive_closure(graph);
+  const relation with_po = compose(compose(star, r.po), star);  // paths with a po edge
   // Valid paths. A path of hb1 edges exists exactly when A hb1 B (a single
   // so1 edge counts, as in the herd model where A and B must race), so the
   // first kind is hb1 itself; the other two kinds are searched as subgraphs.
-  const Rel valid = r.hb1 |
+  const relation valid = r.hb1 |
                     ordering_paths(restrict_edges(graph, x, same_addr_atomics), r.po) |
                     ordering_paths(restrict_edges(graph, x, paired_or_unpaired), r.po);
   const int n = graph.n;
@@ -104,11 +103,11 @@ bool non_ordering_violation(const Execution& x, const Relations& r, int xi, int 
   return false;
 }
 
-std::vector<Race> find_races(Model m, const Execution& x, const Relations& r) {
-  std::vector<Race> out;
-  const Rel& hb = m == Model::DRF0          ? r.hb0
-                  : m == Model::HRFDirect   ? r.hb_hrf_direct
-                  : m == Model::HRFIndirect ? r.hb_hrf_indirect
+std::vector<race> find_races(consistency_model m, const execution& x, const execution_relations& r) {
+  std::vector<race> out;
+  const relation& hb = m == consistency_model::drf0          ? r.hb0
+                  : m == consistency_model::hrf_direct   ? r.hb_hrf_direct
+                  : m == consistency_model::hrf_indirect ? r.hb_hrf_indirect
                                             : r.hb1;
   const int n = static_cast<int>(x.events.size());
   for (int i = 0; i < n; ++i) {
@@ -118,30 +117,30 @@ std::vector<Race> find_races(Model m, const Execution& x, const Relations& r) {
     while (partners != 0) {
       const int j = __builtin_ctzll(partners);
       partners &= partners - 1;
-      const Event& a = x.events[static_cast<std::size_t>(i)];
-      const Event& b = x.events[static_cast<std::size_t>(j)];
+      const event& a = x.events[static_cast<std::size_t>(i)];
+      const event& b = x.events[static_cast<std::size_t>(j)];
       if (a.thread == b.thread) continue;
-      auto add = [&](RaceClass c) { out.push_back(Race{c, i, j}); };
-      if (a.label == Label::Data || b.label == Label::Data) {
-        add(RaceClass::Data);
+      auto add = [&](race_class c) { out.push_back(race{c, i, j}); };
+      if (a.label == access_label::data || b.label == access_label::data) {
+        add(race_class::data);
         continue;
       }
-      if (m == Model::DRF0 || m == Model::DRF1) continue;  // racing atomics are allowed
-      if (m == Model::HRFDirect || m == Model::HRFIndirect) {
-        if (!scopes_match(a, b)) add(RaceClass::Heterogeneous);
+      if (m == consistency_model::drf0 || m == consistency_model::drf1) continue;  // racing atomics are allowed
+      if (m == consistency_model::hrf_direct || m == consistency_model::hrf_indirect) {
+        if (!scopes_match(a, b)) add(race_class::heterogeneous);
         continue;
       }
-      const bool qa = a.label == Label::Quantum, qb = b.label == Label::Quantum;
+      const bool qa = a.label == access_label::quantum, qb = b.label == access_label::quantum;
       if (qa != qb) {
-        add(RaceClass::Quantum);
+        add(race_class::quantum);
         continue;
       }
       if (qa) continue;  // quantum racing quantum is allowed
-      auto either = [&](Label l) { return a.label == l || b.label == l; };
-      if (either(Label::Commutative) && (!commute(a, b) || used(a) || used(b))) add(RaceClass::Commutative);
-      if (either(Label::Speculative) && ((a.writes && b.writes) || used(a) || used(b)))
-        add(RaceClass::Speculative);
-      if (either(Label::NonOrdering) && non_ordering_violation(x, r, i, j)) add(RaceClass::NonOrdering);
+      auto either = [&](access_label l) { return a.label == l || b.label == l; };
+      if (either(access_label::commutative) && (!commute(a, b) || used(a) || used(b))) add(race_class::commutative);
+      if (either(access_label::speculative) && ((a.writes && b.writes) || used(a) || used(b)))
+        add(race_class::speculative);
+      if (either(access_label::non_ordering) && non_ordering_violation(x, r, i, j)) add(race_class::non_ordering);
     }
   }
   return out;

@@ -8,22 +8,22 @@ namespace gpmx::litmus {
 
 namespace {
 
-std::string memory_string(const Program& p, const std::vector<Value>& mem) {
+std::string memory_string(const program& p, const std::vector<value>& mem) {
   std::string s;
   for (std::size_t a = 0; a < mem.size(); ++a)
     s += fmt::format("{}{}={}", a ? " " : "", p.addr_name(static_cast<int>(a)), mem[a]);
   return s;
 }
 
-std::string expected_for(const CheckResult& r, const std::string& key) {
+std::string expected_for(const check_result& r, const std::string& key) {
   for (const auto& e : r.expectations)
-    if (e.expect.key == key) return e.ok() ? "" : fmt::format(" (expected {})", e.expect.value);
+    if (e.expect.key == key) return e.ok() ? "" : fmt::format(" (expected {})", e.expect.expected);
   return "";
 }
 
 }  // namespace
 
-std::string format_table(const std::vector<CheckResult>& results) {
+std::string format_table(const std::vector<check_result>& results) {
   std::vector<std::string> header{"test"};
   if (!results.empty())
     for (const auto& v : results.front().models) header.emplace_back(to_string(v.model));
@@ -35,12 +35,12 @@ std::string format_table(const std::vector<CheckResult>& results) {
   for (const auto& r : results) {
     std::vector<std::string> row{r.name};
     for (const auto& v : r.models) row.push_back(v.verdict() + expected_for(r, to_string(v.model)));
-    row.push_back(r.cond_kind == Program::Cond::None
+    row.push_back(r.cond_kind == condition_kind::none
                       ? "-"
                       : fmt::format("{}{}", r.cond ? "true" : "false", expected_for(r, "sc")));
     if (r.system) {
       row.push_back(fmt::format("{}{}{}", r.system->theorem_holds() ? "holds" : "BROKEN",
-                                r.cond_kind == Program::Cond::None ? "" : (r.system->cond ? "/true" : "/false"),
+                                r.cond_kind == condition_kind::none ? "" : (r.system->cond ? "/true" : "/false"),
                                 expected_for(r, "theorem") + expected_for(r, "system")));
     } else {
       row.emplace_back("-");
@@ -65,7 +65,7 @@ std::string format_table(const std::vector<CheckResult>& results) {
   return out;
 }
 
-std::string format_details(const Program& p, const CheckResult& r) {
+std::string format_details(const program& p, const check_result& r) {
   std::string out;
   for (const auto& v : r.models)
     for (const auto& [cls, w] : v.races)
@@ -76,12 +76,12 @@ std::string format_details(const Program& p, const CheckResult& r) {
                          memory_string(p, m), r.pq ? " of the quantum-equivalent program" : "");
   for (const auto& e : r.expectations)
     if (!e.ok())
-      out += fmt::format("{}:{}: expected {} = {}, got {}\n", r.file, e.expect.pos.line, e.expect.key, e.expect.value,
+      out += fmt::format("{}:{}: expected {} = {}, got {}\n", r.file, e.expect.pos.line, e.expect.key, e.expect.expected,
                          e.actual);
   return out;
 }
 
-nlohmann::json to_json(const Program& p, const CheckResult& r) {
+nlohmann::json to_json(const program& p, const check_result& r) {
   nlohmann::json j;
   j["name"] = r.name;
   j["file"] = r.file;
@@ -101,8 +101,8 @@ nlohmann::json to_json(const Program& p, const CheckResult& r) {
     for (const auto& [cls, w] : v.races) m["races"].push_back({{"class", to_string(cls)}, {"pair", w.pair}, {"execution", w.execution}});
     j["models"][to_string(v.model)] = m;
   }
-  if (r.cond_kind != Program::Cond::None) {
-    j["condition"] = {{"kind", r.cond_kind == Program::Cond::Exists ? "exists" : "forall"},
+  if (r.cond_kind != condition_kind::none) {
+    j["condition"] = {{"kind", r.cond_kind == condition_kind::exists ? "exists" : "forall"},
                       {"sc", r.cond},
                       {"satisfying_executions", r.cond_satisfied}};
   }
@@ -113,12 +113,12 @@ nlohmann::json to_json(const Program& p, const CheckResult& r) {
     s["outcomes"] = r.system->outcomes;
     s["theorem_holds"] = r.system->theorem_holds();
     for (const auto& m : r.system->non_sc) s["non_sc_outcomes"].push_back(memory_string(p, m));
-    if (r.cond_kind != Program::Cond::None) s["condition"] = r.system->cond;
+    if (r.cond_kind != condition_kind::none) s["condition"] = r.system->cond;
     j["system"] = s;
   }
   for (const auto& e : r.expectations)
     j["expectations"].push_back({{"key", e.expect.key},
-                                 {"expected", e.expect.value},
+                                 {"expected", e.expect.expected},
                                  {"checked", !e.actual.empty()},  // e.g. system keys without --system
                                  {"actual", e.actual},
                                  {"ok", e.ok()}});

@@ -133,33 +133,6 @@ void check_entries(const std::vector<format::entry>& entries, const format::head
 
 }  // namespace
 
-const char* to_string(errc c) {
-  switch (c) {
-    case errc::io: return "io";
-    case errc::already_exists: return "already_exists";
-    case errc::not_a_pool: return "not_a_pool";
-    case errc::wrong_version: return "wrong_version";
-    case errc::truncated: return "truncated";
-    case errc::checksum_mismatch: return "checksum_mismatch";
-    case errc::name_too_long: return "name_too_long";
-    case errc::name_empty: return "name_empty";
-    case errc::duplicate_name: return "duplicate_name";
-    case errc::missing_region: return "missing_region";
-    case errc::bad_size: return "bad_size";
-    case errc::table_full: return "table_full";
-    case errc::out_of_space: return "out_of_space";
-    case errc::bad_argument: return "bad_argument";
-    case errc::log_entry_too_large: return "log_entry_too_large";
-    case errc::log_full: return "log_full";
-    case errc::log_empty: return "log_empty";
-    case errc::log_geometry: return "log_geometry";
-    case errc::checkpoint_full: return "checkpoint_full";
-    case errc::no_consistent_copy: return "no_consistent_copy";
-    case errc::registration_mismatch: return "registration_mismatch";
-  }
-  return "?";
-}
-
 const char* to_string(durability d) {
   switch (d) {
     case durability::pmem: return "pmem";

@@ -213,15 +213,15 @@ trace decode(std::span<const std::uint8_t> bytes, std::string_view origin) {
 void write_trace(const trace& t, const std::filesystem::path& path) {
   const std::vector<std::uint8_t> bytes = encode(t);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(fmt::format("cannot create trace file '{}'", path.string()));
+  if (!out) throw error(error_code::io, fmt::format("cannot create trace file '{}'", path.string()));
   out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   out.close();
-  if (!out) throw std::runtime_error(fmt::format("cannot write trace file '{}'", path.string()));
+  if (!out) throw error(error_code::io, fmt::format("cannot write trace file '{}'", path.string()));
 }
 
 trace read_trace(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot open trace file '{}'", path.string()));
+  if (!in) throw error(error_code::io, fmt::format("cannot open trace file '{}'", path.string()));
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return decode(bytes, path.string());
 }

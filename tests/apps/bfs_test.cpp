@@ -10,11 +10,11 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "../pm/temp_dir.hpp"
 #include "common/registry.hpp"
 #include "common/run_meta.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 #include "workload_harness.hpp"
 
 namespace {
@@ -69,7 +69,7 @@ TEST(BfsGraph, ScaleFreeGraphHasHubsAndTheMeanDegreeAsked) {
 }
 
 TEST(BfsGraph, EdgeListFileIsReadWithCommentsAndRejectedWhenMalformed) {
-  test::temp_dir dir;
+  scratch_dir dir;
   {
     std::ofstream f(dir / "g.txt");
     f << "# a road\n0 1\n1\t2   # a comment\n\n2 0 17\n  5 2\n";
@@ -96,7 +96,7 @@ class BfsStyles : public testing::TestWithParam<style> {};
 
 TEST_P(BfsStyles, LevelsEqualTheSequentialBfsOnBothGraphs) {
   for (const bfs::graph& g : {bfs::make_road_graph(900, 2, 3), bfs::make_scale_free_graph(1000, 6, 3)}) {
-    test::temp_dir dir;
+    scratch_dir dir;
     cpu::executor ex({.workers = 2});
     auto s = bfs::search::create(dir.path(), g, 5, pm::durability::none);
     const std::uint32_t levels = s.advance(ex, s.load_graph(), GetParam());
@@ -110,7 +110,7 @@ TEST_P(BfsStyles, LevelsEqualTheSequentialBfsOnBothGraphs) {
 // Many blocks per level (a frontier of thousands): the sbrp release/acquire
 // chain over every block, under a seeded single-worker schedule.
 TEST_P(BfsStyles, DeterministicScheduleWithManyBlocksPerLevel) {
-  test::temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = 4});
   const bfs::graph g = bfs::make_scale_free_graph(16384, 8, 2);
   auto s = bfs::search::create(dir.path(), g, 0, pm::durability::none);
@@ -123,7 +123,7 @@ TEST_P(BfsStyles, DeterministicScheduleWithManyBlocksPerLevel) {
 // nodes already stored. Resuming from the committed level 3 unclaims them
 // and runs that kernel again.
 TEST_P(BfsStyles, ResumingRedoesAPartlyRunLevel) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const bfs::graph g = bfs::make_road_graph(400, 1, 4);
   const auto want = bfs::reference_levels(g, 0);
   {
@@ -152,7 +152,7 @@ TEST_P(BfsStyles, StoreCountDoesNotDependOnTheInterleaving) {
   const auto want = bfs::reference_levels(g, 0);
   const auto reached = std::uint64_t(std::count_if(want.begin(), want.end(), [](auto l) { return l != bfs::unvisited; }));
   for (std::uint64_t seed : {0, 1, 2, 3}) {
-    test::temp_dir dir;
+    scratch_dir dir;
     cpu::executor ex(seed == 0 ? cpu::executor_options{.workers = 2}
                                : cpu::executor_options{.policy = cpu::schedule::deterministic, .seed = seed});
     auto s = bfs::search::create(dir.path(), g, 0, pm::durability::none);
@@ -165,7 +165,7 @@ TEST_P(BfsStyles, StoreCountDoesNotDependOnTheInterleaving) {
 }
 
 TEST_P(BfsStyles, WorkloadRunVerifiesAndCorruptionIsCaught) {
-  test::temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex({.workers = 2});
   workload& w = find_workload("bfs");
   const env e{ex, dir.path(), pm::durability::none};
@@ -191,7 +191,7 @@ INSTANTIATE_TEST_SUITE_P(BothStyles, BfsStyles, testing::Values(style::epoch, st
                          [](const auto& i) { return std::string(to_string(i.param)); });
 
 TEST(Bfs, VerifyAsksForRecoveryUntilRecoverFinishes) {
-  test::temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex({.workers = 2});
   workload& w = find_workload("bfs");
   const env e{ex, dir.path(), pm::durability::none};
@@ -216,7 +216,7 @@ TEST(Bfs, VerifyAsksForRecoveryUntilRecoverFinishes) {
 
 // graph=2: the file is read once by run; recover and verify use the pool's copy.
 TEST(Bfs, EdgeListFromTheEnvironmentIsCopiedIntoThePool) {
-  test::temp_dir dir, files;
+  scratch_dir dir, files;
   const bfs::graph g = bfs::make_road_graph(200, 2, 9);
   {
     std::ofstream f(files / "road.txt");
@@ -241,7 +241,7 @@ TEST(Bfs, EdgeListFromTheEnvironmentIsCopiedIntoThePool) {
 }
 
 TEST(Bfs, BadParametersAreRejectedByName) {
-  test::temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex({.workers = 1});
   workload& w = find_workload("bfs");
   const env e{ex, dir.path(), pm::durability::none};

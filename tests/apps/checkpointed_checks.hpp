@@ -6,10 +6,10 @@
 
 #include <cstring>
 
-#include "../pm/temp_dir.hpp"
 #include "common/registry.hpp"
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/pm/checkpoint.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 #include "iterative/iterative.hpp"
 
 namespace gpmx::test {
@@ -34,7 +34,7 @@ inline apps::verify_report run_then_verify(std::string_view name, const std::fil
 
 inline void expect_verifies_in_both_styles(std::string_view name) {
   for (apps::style s : {apps::style::epoch, apps::style::sbrp}) {
-    temp_dir dir;
+    scratch_dir dir;
     const apps::verify_report v = run_then_verify(name, dir.path(), s);
     EXPECT_TRUE(v.ok) << apps::to_string(s) << ": " << v.detail;
     EXPECT_GT(v.checked, 0u);
@@ -45,7 +45,7 @@ inline void expect_verifies_in_both_styles(std::string_view name) {
 // progress word) in the consistent copy; verify must name the array.
 inline void expect_corruption_caught(std::string_view name, std::uint32_t element, std::uint64_t index,
                                      const std::string& array_name) {
-  temp_dir dir;
+  scratch_dir dir;
   ASSERT_TRUE(run_then_verify(name, dir.path(), apps::style::epoch).ok);
   {
     auto cp = pm::checkpoint::open(dir / (std::string(name) + ".cp"), pm::durability::msync);
@@ -64,7 +64,7 @@ inline void expect_rejected(std::string_view workload, const std::string& name, 
   auto& w = checkpointed(workload);
   apps::params p = w.small_params();
   p[name] = value;
-  temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex({.workers = 1});
   try {
     (void)w.run({ex, dir.path(), pm::durability::msync}, apps::resolve_params(w, p), apps::style::epoch);

@@ -33,7 +33,7 @@ TEST(Dnn, ResumeContinuesTheSameLossCurve) {
   // A run killed mid-way (in a child), recovered, verified: the loss history
   // in PM must equal the uninterrupted run's bitwise (verify checks it).
   for (apps::style s : {apps::style::epoch, apps::style::sbrp}) {
-    test::temp_dir dir;
+    scratch_dir dir;
     auto& w = test::checkpointed("dnn");
     const params p = resolve_params(w, {{"images", 128}, {"batch", 16}, {"iterations", 40}, {"interval", 7}});
     auto work = [&](bool recover) {
@@ -58,7 +58,7 @@ TEST(Dnn, ResumeContinuesTheSameLossCurve) {
 TEST(Dnn, VerifyCatchesCorruptedWeights) { test::expect_corruption_caught("dnn", 2, 11, "fc1.weight"); }
 
 TEST(Dnn, VerifyCatchesACorruptedLossHistory) {
-  test::temp_dir dir;
+  scratch_dir dir;
   ASSERT_TRUE(test::run_then_verify("dnn", dir.path(), apps::style::sbrp).ok);
   {
     auto pool = pm::pool::open(dir / "dnn.pool", pm::durability::msync);

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "../pm/kill_child.hpp"
-#include "../pm/temp_dir.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 #include "workload_harness.hpp"
 
 namespace {
@@ -31,7 +31,7 @@ bool table_is(const store& s, const std::vector<kv_pair>& want) {
 }
 
 TEST(Gpkvs, BatchesMatchTheSequentialReference) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const params p{256, 64};
   store s = store::create(dir.path(), p, pm::durability::none);
   cpu::executor ex({.workers = 2});
@@ -52,7 +52,7 @@ TEST(Gpkvs, BatchesMatchTheSequentialReference) {
 }
 
 TEST(Gpkvs, DeterministicScheduleGivesTheSameTable) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const params p{128, 32};
   store s = store::create(dir.path(), p, pm::durability::none);
   cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = 9});
@@ -66,7 +66,7 @@ int crash_points() {
 }
 
 TEST(GpkvsCrash, RecoveryUndoesTheBatchInFlightAndSurvivesItsOwnCrash) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const params p{512, 128};
   { store::create(dir.path(), p, pm::durability::msync); }
   std::mt19937_64 rng(5);

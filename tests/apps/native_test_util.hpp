@@ -6,9 +6,9 @@
 #include <span>
 #include <string>
 
-#include "../pm/temp_dir.hpp"
 #include "common/registry.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace gpmx::test {
 
@@ -44,7 +44,7 @@ class native_run {
   apps::workload& w_;
   apps::params given_;
   cpu::executor ex_;
-  temp_dir dir_;
+  scratch_dir dir_;
 };
 
 }  // namespace gpmx::test

@@ -12,10 +12,10 @@
 #include <tuple>
 #include <vector>
 
-#include "../pm/temp_dir.hpp"
 #include "common/crash_run.hpp"
 #include "common/registry.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 #include "gpmx/trace/recorder.hpp"
 
 namespace {
@@ -25,7 +25,7 @@ using namespace gpmx::apps;
 // Runs w on its test sizes with `bug` in style s; expects a config_error
 // naming `named` and an untouched directory.
 void expect_refused(workload& w, const std::string& bug, style s, const std::string& named) {
-  test::temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex({.workers = 2});
   env e{ex, dir.path() / "w", pm::durability::none};
   e.bug = bug;
@@ -41,7 +41,7 @@ void expect_refused(workload& w, const std::string& bug, style s, const std::str
 // What a trace says a run did, without addresses (which differ between runs).
 using step = std::tuple<trace::event_kind, scope, std::string, std::uint32_t>;
 std::vector<step> traced_steps(workload& w, const std::string& bug, style s) {
-  test::temp_dir dir;
+  scratch_dir dir;
   trace::recorder rec;
   {
     cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = 1, .observer = &rec});
@@ -62,7 +62,7 @@ bool in_host_code(const std::string& bug) { return bug == "flip-before-copy" || 
 // point (every stride-th is tried) leaves PM that recovery and verify reject.
 // Each step runs in a child, as in the WorkloadCrash tests.
 bool some_kill_breaks_recovery(workload& w, const std::string& bug, style s, std::uint64_t stride) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const auto run = [&](std::uint64_t at) {
     return run_in_child(at, [&] {
       cpu::executor ex({.workers = 2});

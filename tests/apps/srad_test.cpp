@@ -6,12 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 
-#include "../pm/temp_dir.hpp"
 #include "common/registry.hpp"
 #include "common/run_meta.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 #include "workload_harness.hpp"
 
 namespace {
@@ -31,7 +32,7 @@ class SradStyles : public testing::TestWithParam<style> {};
 
 // 13 x 21: edges on every side and a last thread with fewer than 16 pixels.
 TEST_P(SradStyles, EachIterationEqualsTheHostReferenceBitwise) {
-  test::temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex({.workers = 2});
   auto s = srad::state::create(dir.path(), 13, 21, 7, pm::durability::none);
   for (std::uint32_t k = 1; k <= 4; ++k) {
@@ -47,7 +48,7 @@ TEST_P(SradStyles, EachIterationEqualsTheHostReferenceBitwise) {
 }
 
 TEST_P(SradStyles, DeterministicScheduleGivesTheSameBits) {
-  test::temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = 3});
   auto s = srad::state::create(dir.path(), 40, 24, 2, pm::durability::none);
   s.advance(ex, 3, 0.3f, GetParam());
@@ -57,7 +58,7 @@ TEST_P(SradStyles, DeterministicScheduleGivesTheSameBits) {
 // Iteration 2 writes buffer 1: garbage there (a partly written iteration) is
 // simply overwritten when the run resumes from 2 iterations done.
 TEST_P(SradStyles, ResumingOverwritesAPartlyWrittenIteration) {
-  test::temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex({.workers = 2});
   auto s = srad::state::create(dir.path(), 32, 32, 5, pm::durability::none);
   s.advance(ex, 2, 0.5f, GetParam());
@@ -68,7 +69,7 @@ TEST_P(SradStyles, ResumingOverwritesAPartlyWrittenIteration) {
 }
 
 TEST_P(SradStyles, WorkloadRunVerifiesAndCorruptionIsCaught) {
-  test::temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex({.workers = 2});
   workload& w = find_workload("srad");
   const env e{ex, dir.path(), pm::durability::none};
@@ -93,7 +94,7 @@ INSTANTIATE_TEST_SUITE_P(BothStyles, SradStyles, testing::Values(style::epoch, s
                          [](const auto& i) { return std::string(to_string(i.param)); });
 
 TEST(Srad, CorruptedNoiseValueIsCaught) {
-  test::temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex({.workers = 2});
   workload& w = find_workload("srad");
   const env e{ex, dir.path(), pm::durability::none};
@@ -110,7 +111,7 @@ TEST(Srad, CorruptedNoiseValueIsCaught) {
 
 // An unfinished computation is refused by verify until recover finishes it.
 TEST(Srad, VerifyAsksForRecoveryUntilRecoverFinishes) {
-  test::temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex({.workers = 2});
   workload& w = find_workload("srad");
   const env e{ex, dir.path(), pm::durability::none};
@@ -132,7 +133,7 @@ TEST(Srad, VerifyAsksForRecoveryUntilRecoverFinishes) {
 }
 
 TEST(Srad, BadParametersAreRejectedByName) {
-  test::temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex({.workers = 1});
   workload& w = find_workload("srad");
   const env e{ex, dir.path(), pm::durability::none};

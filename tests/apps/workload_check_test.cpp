@@ -4,46 +4,36 @@
 // sbrp-promoted). Budgets are small so that the suite stays quick; the
 // full searches are `gpmx check` runs (docs/check.md).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <filesystem>
 #include <ostream>
 #include <string>
 
-#include "checker/check_run.hpp"
 #include "checker/workload_check.hpp"
 #include "common/registry.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace {
 
 using namespace gpmx;
 namespace fs = std::filesystem;
 
-struct scratch {
-  fs::path dir;
-  explicit scratch(const std::string& name)
-      : dir(fs::temp_directory_path() / ("gpmx-check-" + std::to_string(::getpid()) + "-" + name)) {
-    fs::remove_all(dir);
-  }
-  ~scratch() { fs::remove_all(dir); }
-};
-
-apps::check_report check(const std::string& workload, apps::style s, check::persist_model m, const std::string& bug,
-                         std::size_t max_images, bool stop_at_first) {
+check::check_report check(const std::string& workload, apps::style s, check::persist_model m,
+                          const std::string& bug, std::size_t max_images, bool stop_at_first) {
   apps::workload& w = apps::find_workload(workload);
-  scratch sc(workload + "-" + (bug.empty() ? "ok" : bug) + "-" + check::to_string(m));
-  apps::check_options o;
+  const scratch_dir sc({}, "check-" + workload + "-" + (bug.empty() ? "ok" : bug) + "-" + check::to_string(m));
+  check::check_options o;
   o.model = m;
   o.max_images = max_images;
   o.stop_at_first = stop_at_first;
   o.jobs = 2;
-  o.root = sc.dir / "traced";
-  o.work_dir = sc.dir / "images";
+  o.root = sc / "traced";
+  o.work_dir = sc / "images";
   return apps::check_workload(w, apps::resolve_params(w, w.small_params()), s, bug, 1, o);
 }
 
-std::string first_cause(const apps::check_report& r) {
+std::string first_cause(const check::check_report& r) {
   return r.failures.empty() ? std::string("none") : r.failures.front().cause + " / " + r.failures.front().verdict;
 }
 
@@ -61,7 +51,7 @@ class CorrectWorkloads : public testing::TestWithParam<correct_case> {};
 
 TEST_P(CorrectWorkloads, ReportNoFailure) {
   const correct_case& c = GetParam();
-  const apps::check_report r = check(c.workload, c.s, c.m, "", 300, false);
+  const check::check_report r = check(c.workload, c.s, c.m, "", 300, false);
   EXPECT_GT(r.images, 0u);
   EXPECT_EQ(r.failed_images, 0u) << first_cause(r);
 }
@@ -104,7 +94,7 @@ class SeededBugs : public testing::TestWithParam<bug_case> {};
 
 TEST_P(SeededBugs, AreFoundUnderTheModelTheyViolate) {
   const bug_case& c = GetParam();
-  const apps::check_report r =
+  const check::check_report r =
       check(c.workload, c.bug.s, check::parse_model(c.bug.model), c.bug.name, 20000, true);
   ASSERT_FALSE(r.failures.empty()) << c.workload << " --bug " << c.bug.name << ": no failing image in " << r.images;
   EXPECT_FALSE(r.failures.front().crash_at.empty());

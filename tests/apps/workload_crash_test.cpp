@@ -8,9 +8,9 @@
 #include <random>
 #include <string>
 
-#include "../pm/temp_dir.hpp"
 #include "common/crash_run.hpp"
 #include "common/registry.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace {
 using namespace gpmx;
@@ -63,7 +63,7 @@ class WorkloadCrash : public testing::TestWithParam<workload_case> {
       if (!v.ok) throw std::runtime_error("verify: " + v.detail);
     });
   }
-  test::temp_dir dir;
+  scratch_dir dir;
 };
 
 TEST_P(WorkloadCrash, WholeRunVerifies) {

@@ -8,16 +8,17 @@
 #include <cstring>
 #include <string>
 
-#include "../pm/temp_dir.hpp"
 #include "common/crash_run.hpp"
 #include "common/registry.hpp"
+#include "gpmx/exec/errors.hpp"
 #include "gpmx/pm/pool.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace gpmx::test {
 
 struct workload_harness {
   apps::workload& w;
-  temp_dir dir;
+  scratch_dir dir;
   pm::durability mode = pm::durability::none;
 
   explicit workload_harness(std::string_view name) : w(apps::find_workload(name)) {}

@@ -12,7 +12,7 @@
 #include "gpmx/exec/agent.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/exec/errors.hpp"
-#include "kernels/agent_kernels.hpp"
+#include "exec/agent_workload.hpp"
 
 namespace {
 using namespace gpmx;

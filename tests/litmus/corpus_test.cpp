@@ -26,18 +26,18 @@ std::vector<std::string> corpus_files() {
 class Corpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Corpus, ExpectedVerdicts) {
-  const lt::Program p = lt::parse_file(GetParam());
-  lt::CheckOptions opt;
+  const lt::program p = lt::parse_file(GetParam());
+  lt::check_options opt;
   opt.system = true;
-  const lt::CheckResult r = lt::check_program(p, opt);
+  const lt::check_result r = lt::check_program(p, opt);
   std::set<std::string> keys;
   for (const auto& e : r.expectations) {
     keys.insert(e.expect.key);
     EXPECT_FALSE(e.actual.empty()) << GetParam() << ":" << e.expect.pos.line << ": " << e.expect.key << " not checked";
-    EXPECT_EQ(e.actual, e.expect.value) << GetParam() << ":" << e.expect.pos.line << ": " << e.expect.key;
+    EXPECT_EQ(e.actual, e.expect.expected) << GetParam() << ":" << e.expect.pos.line << ": " << e.expect.key;
   }
   // Every file states a verdict for every model.
-  for (lt::Model m : lt::kAllModels) EXPECT_EQ(keys.count(lt::to_string(m)), 1U) << GetParam() << " lacks " << lt::to_string(m);
+  for (lt::consistency_model m : lt::all_models) EXPECT_EQ(keys.count(lt::to_string(m)), 1U) << GetParam() << " lacks " << lt::to_string(m);
 }
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
@@ -70,13 +70,13 @@ namespace {
 TEST(CorpusReduction, SameVerdictsAsEveryInterleaving) {
   int compared = 0;
   for (const auto& f : corpus_files()) {
-    const lt::Program p = lt::parse_file(f);
-    lt::CheckOptions full;
+    const lt::program p = lt::parse_file(f);
+    lt::check_options full;
     full.reduce = false;
     full.system = false;
-    lt::CheckResult a, b;
+    lt::check_result a, b;
     try {
-      lt::CheckOptions quick;
+      lt::check_options quick;
       a = lt::check_program(p, quick);
       if (a.sc.executions > 2000 || (a.pq && a.pq->executions > 2000)) continue;  // keep the test fast
       b = lt::check_program(p, full);

@@ -18,8 +18,8 @@ namespace {
 
 // Whether some finished run of the relaxed machine satisfies cond.
 bool machine_reaches(const std::string& text) {
-  const lt::Program p = lt::parse_program(text, "t.litmus");
-  const lt::MachineResult m = lt::run_machine(p);
+  const lt::program p = lt::parse_program(text, "t.litmus");
+  const lt::machine_result m = lt::run_machine(p);
   for (const auto& o : m.outcomes)
     if (lt::eval_final(p.cond, p, o.mem, o.regs) != 0) return true;
   return false;
@@ -72,11 +72,11 @@ TEST(LitmusMachine, NoSpeculativeStoresAndSameLocationOrder) {
 }
 
 TEST(LitmusMachine, ReadModifyWritesAreAtomicAndAwaitsBlock) {
-  const lt::Program p = lt::parse_program(R"(init { c = 0; f = 0; }
+  const lt::program p = lt::parse_program(R"(init { c = 0; f = 0; }
     thread A { rmw.inc.quantum c; rmw.inc.quantum c; }
     thread B { rmw.inc.quantum c; store.paired f, 1; }
     thread C { r = load.paired f await r == 1; })", "t.litmus");
-  const lt::MachineResult m = lt::run_machine(p);
+  const lt::machine_result m = lt::run_machine(p);
   ASSERT_EQ(m.outcomes.size(), 1U);
   EXPECT_EQ(m.outcomes[0].mem[0], 3);
   EXPECT_GT(m.states, 1U);
@@ -95,7 +95,7 @@ TEST(LitmusMachine, TheoremCheck) {
     thread T1 { store.data y, 1; store.data x, 2; })", "t.litmus"), {{}, true});
   ASSERT_TRUE(r.system.has_value());
   ASSERT_EQ(r.system->non_sc.size(), 1U);
-  EXPECT_EQ(r.system->non_sc[0], (std::vector<lt::Value>{1, 1}));
+  EXPECT_EQ(r.system->non_sc[0], (std::vector<lt::value>{1, 1}));
 }
 
 // An independent, axiomatic reference for the machine on straight-line
@@ -104,53 +104,53 @@ TEST(LitmusMachine, TheoremCheck) {
 // outcomes with the operational machine's.
 namespace {
 
-struct RefEvent {
+struct ref_event {
   int thread = 0;
-  const lt::Instr* in = nullptr;
+  const lt::instr* in = nullptr;
   int addr = 0;
-  lt::Value wval = 0;
+  lt::value wval = 0;
 };
 
-bool straight_line(const lt::Program& p) {
+bool straight_line(const lt::program& p) {
   std::size_t accesses = 0;
   for (const auto& t : p.threads) accesses += t.code.size();
   if (accesses > 8) return false;  // the reference enumerates every rf and co
   for (const auto& t : p.threads)
     for (const auto& in : t.code) {
-      if (in.op != lt::Instr::Op::Access || in.kind == lt::AccessKind::Rmw || in.await_cond || in.index) return false;
+      if (in.op != lt::instr_op::access || in.kind == lt::access_kind::rmw || in.await_cond || in.index) return false;
       for (const auto& o : in.operands)
-        if (o.kind != lt::Expr::Kind::Const) return false;
+        if (o.kind != lt::expr_kind::constant) return false;
     }
   return true;
 }
 
-bool kept_ref(const lt::Instr& a, const lt::Instr& b, int addr_a, int addr_b) {
-  auto pu = [](const lt::Instr& i) { return i.label == lt::Label::Paired || i.label == lt::Label::Unpaired; };
-  const bool acq = a.label == lt::Label::Paired && a.kind != lt::AccessKind::Store;
-  const bool rel = b.label == lt::Label::Paired && b.kind != lt::AccessKind::Load;
+bool kept_ref(const lt::instr& a, const lt::instr& b, int addr_a, int addr_b) {
+  auto pu = [](const lt::instr& i) { return i.label == lt::access_label::paired || i.label == lt::access_label::unpaired; };
+  const bool acq = a.label == lt::access_label::paired && a.kind != lt::access_kind::store;
+  const bool rel = b.label == lt::access_label::paired && b.kind != lt::access_kind::load;
   return addr_a == addr_b || (pu(a) && pu(b)) || acq || rel;
 }
 
-std::set<lt::MachineOutcome> axiomatic_outcomes(const lt::Program& p) {
-  std::vector<RefEvent> ev;
+std::set<lt::machine_outcome> axiomatic_outcomes(const lt::program& p) {
+  std::vector<ref_event> ev;
   for (std::size_t t = 0; t < p.threads.size(); ++t)
     for (const auto& in : p.threads[t].code) {
-      RefEvent e;
+      ref_event e;
       e.thread = static_cast<int>(t);
       e.in = &in;
       e.addr = p.locs[static_cast<std::size_t>(in.loc)].base;
-      if (in.kind == lt::AccessKind::Store) e.wval = in.operands[0].value;
+      if (in.kind == lt::access_kind::store) e.wval = in.operands[0].constant;
       ev.push_back(e);
     }
   const int n = static_cast<int>(ev.size());
   std::vector<int> loads, stores_of_addr_count(static_cast<std::size_t>(p.mem_size), 0);
   std::vector<std::vector<int>> co(static_cast<std::size_t>(p.mem_size));  // per address, store order
   for (int i = 0; i < n; ++i) {
-    if (ev[static_cast<std::size_t>(i)].in->kind == lt::AccessKind::Load) loads.push_back(i);
+    if (ev[static_cast<std::size_t>(i)].in->kind == lt::access_kind::load) loads.push_back(i);
     else co[static_cast<std::size_t>(ev[static_cast<std::size_t>(i)].addr)].push_back(i);
   }
   for (auto& c : co) std::sort(c.begin(), c.end());
-  std::set<lt::MachineOutcome> out;
+  std::set<lt::machine_outcome> out;
   std::vector<int> rf(loads.size(), -1);  // -1: the initial value
   // Iterate over all co permutations (per address) and all rf choices.
   std::function<void(std::size_t)> choose_co;
@@ -197,14 +197,14 @@ std::set<lt::MachineOutcome> axiomatic_outcomes(const lt::Program& p) {
     };
     for (int v = 0; v < n; ++v)
       if (state[static_cast<std::size_t>(v)] == 0 && cyclic(v)) return;
-    lt::MachineOutcome o;
+    lt::machine_outcome o;
     o.mem = p.initial_memory();
     for (std::size_t a = 0; a < co.size(); ++a)
       if (!co[a].empty()) o.mem[a] = ev[static_cast<std::size_t>(co[a].back())].wval;
     for (const auto& t : p.threads) o.regs.emplace_back(t.regs.size(), 0);
     for (std::size_t k2 = 0; k2 < loads.size(); ++k2) {
       const auto& e = ev[static_cast<std::size_t>(loads[k2])];
-      const lt::Value v = rf[k2] < 0 ? p.initial_memory()[static_cast<std::size_t>(e.addr)]
+      const lt::value v = rf[k2] < 0 ? p.initial_memory()[static_cast<std::size_t>(e.addr)]
                                      : ev[static_cast<std::size_t>(rf[k2])].wval;
       o.regs[static_cast<std::size_t>(e.thread)][static_cast<std::size_t>(e.in->dst)] = v;
     }
@@ -229,10 +229,10 @@ TEST(LitmusMachine, AgreesWithAnAxiomaticReferenceOnStraightLineCorpusFiles) {
   int compared = 0;
   for (const auto& entry : std::filesystem::directory_iterator(GPMX_LITMUS_DIR)) {
     if (entry.path().extension() != ".litmus") continue;
-    const lt::Program p = lt::parse_file(entry.path().string());
-    if (!straight_line(p) || p.has_label(lt::Label::Quantum)) continue;
+    const lt::program p = lt::parse_file(entry.path().string());
+    if (!straight_line(p) || p.has_label(lt::access_label::quantum)) continue;
     const auto ops = lt::run_machine(p).outcomes;
-    const std::set<lt::MachineOutcome> machine(ops.begin(), ops.end());
+    const std::set<lt::machine_outcome> machine(ops.begin(), ops.end());
     EXPECT_EQ(machine, axiomatic_outcomes(p)) << entry.path();
     ++compared;
   }

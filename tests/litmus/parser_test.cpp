@@ -3,24 +3,25 @@
 #include <string>
 
 #include "gpmx/litmus/parser.hpp"
+#include "gpmx/litmus/races.hpp"
 
 namespace lt = gpmx::litmus;
 
 namespace {
 
 // Parses text that must fail and returns the error's position.
-lt::SrcPos error_at(const std::string& text, std::string* message = nullptr) {
+lt::src_pos error_at(const std::string& text, std::string* message = nullptr) {
   try {
     (void)lt::parse_program(text, "t.litmus");
-  } catch (const lt::ParseError& e) {
+  } catch (const lt::parse_error& e) {
     if (message) *message = e.what();
-    return e.pos;
+    return e.position();
   }
   ADD_FAILURE() << "no parse error for:\n" << text;
   return {};
 }
 
-const char* const kGood = R"(
+const char* const good_text = R"(
 litmus sample
 domain 5, -2;
 init { x = 0; a[3] = {1, 2, 3}; f = 4; }
@@ -44,55 +45,70 @@ expect theorem = holds;
 }  // namespace
 
 TEST(LitmusParser, ParsesThreadsAccessesAndExpectations) {
-  const lt::Program p = lt::parse_program(kGood, "t.litmus");
+  const lt::program p = lt::parse_program(good_text, "t.litmus");
   EXPECT_EQ(p.name, "sample");
   ASSERT_EQ(p.threads.size(), 2U);
   EXPECT_EQ(p.threads[0].cu, 2);
   EXPECT_EQ(p.threads[1].cu, 1);  // default: its own compute unit
   ASSERT_EQ(p.locs.size(), 3U);
   EXPECT_EQ(p.mem_size, 5);
-  EXPECT_EQ(p.initial_memory(), (std::vector<lt::Value>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(p.initial_memory(), (std::vector<lt::value>{0, 1, 2, 3, 4}));
   EXPECT_EQ(p.addr_name(2), "a[1]");
-  EXPECT_EQ(p.domain, (std::vector<lt::Value>{5, -2}));
+  EXPECT_EQ(p.domain, (std::vector<lt::value>{5, -2}));
 
-  std::vector<const lt::Instr*> acc;
+  std::vector<const lt::instr*> acc;
   for (const auto& in : p.threads[0].code)
-    if (in.op == lt::Instr::Op::Access) acc.push_back(&in);
+    if (in.op == lt::instr_op::access) acc.push_back(&in);
   ASSERT_EQ(acc.size(), 6U);
-  EXPECT_EQ(acc[0]->kind, lt::AccessKind::Store);
-  EXPECT_EQ(acc[0]->label, lt::Label::Data);
-  EXPECT_EQ(acc[1]->label, lt::Label::Paired);
-  EXPECT_EQ(acc[1]->scope, lt::Scope::Local);
+  EXPECT_EQ(acc[0]->kind, lt::access_kind::store);
+  EXPECT_EQ(acc[0]->label, lt::access_label::data);
+  EXPECT_EQ(acc[1]->label, lt::access_label::paired);
+  EXPECT_EQ(acc[1]->scope, gpmx::scope::block);
   EXPECT_TRUE(acc[1]->await_cond.has_value());
-  EXPECT_EQ(acc[2]->rmw, lt::RmwOp::CompareExchange);
+  EXPECT_EQ(acc[2]->rmw, lt::rmw_op::compare_exchange);
   EXPECT_EQ(acc[2]->operands.size(), 2U);
   EXPECT_TRUE(acc[2]->index.has_value());
-  EXPECT_EQ(acc[3]->rmw, lt::RmwOp::Inc);
+  EXPECT_EQ(acc[3]->rmw, lt::rmw_op::inc);
   EXPECT_EQ(acc[3]->dst, -1);
-  EXPECT_EQ(acc[4]->label, lt::Label::NonOrdering);
-  EXPECT_EQ(acc[5]->label, lt::Label::Speculative);
+  EXPECT_EQ(acc[4]->label, lt::access_label::non_ordering);
+  EXPECT_EQ(acc[5]->label, lt::access_label::speculative);
   EXPECT_EQ(acc[0]->pos.line, 6);
   EXPECT_EQ(acc[0]->pos.col, 3);
   // The bounded while loop compiles to a halt for an exhausted bound.
   bool halt = false;
-  for (const auto& in : p.threads[0].code) halt = halt || in.op == lt::Instr::Op::HaltBound;
+  for (const auto& in : p.threads[0].code) halt = halt || in.op == lt::instr_op::halt_bound;
   EXPECT_TRUE(halt);
 
-  EXPECT_EQ(p.cond_kind, lt::Program::Cond::Exists);
+  EXPECT_EQ(p.cond_kind, lt::condition_kind::exists);
   ASSERT_EQ(p.expects.size(), 4U);
   EXPECT_EQ(p.expects[1].key, "drfrlx");
-  EXPECT_EQ(p.expects[1].value, "data,quantum");  // sorted
-  EXPECT_EQ(p.expects[3].value, "holds");
+  EXPECT_EQ(p.expects[1].expected, "data,quantum");  // sorted
+  EXPECT_EQ(p.expects[3].expected, "holds");
 }
 
 TEST(LitmusParser, NameDefaultsToFileName) {
-  const lt::Program p = lt::parse_program("init { x = 0; } thread T { store.data x, 1; }", "dir/mp_x.litmus");
+  const lt::program p = lt::parse_program("init { x = 0; } thread T { store.data x, 1; }", "dir/mp_x.litmus");
   EXPECT_EQ(p.name, "mp_x");
+}
+
+TEST(LitmusParser, ErrorsAreGpmxErrorsWithTheirCode) {
+  try {
+    (void)lt::parse_program("thread T { store.data x, 1; }", "t.litmus");
+    ADD_FAILURE() << "no parse error";
+  } catch (const gpmx::error& e) {
+    EXPECT_EQ(e.code(), gpmx::error_code::litmus_parse) << e.what();
+  }
+  try {
+    (void)lt::parse_model("drf2");
+    ADD_FAILURE() << "no error for an unknown model";
+  } catch (const gpmx::error& e) {
+    EXPECT_EQ(e.code(), gpmx::error_code::config) << e.what();
+  }
 }
 
 TEST(LitmusParser, ErrorsNameLineAndColumn) {
   std::string msg;
-  lt::SrcPos pos = error_at("init { x = 0; }\nthread T {\n  store.dat x, 1;\n}", &msg);
+  lt::src_pos pos = error_at("init { x = 0; }\nthread T {\n  store.dat x, 1;\n}", &msg);
   EXPECT_EQ(pos.line, 3);
   EXPECT_EQ(pos.col, 9);
   EXPECT_NE(msg.find("t.litmus:3:9:"), std::string::npos) << msg;

@@ -10,15 +10,15 @@ namespace lt = gpmx::litmus;
 
 namespace {
 
-std::vector<lt::Execution> all_executions(const std::string& text) {
-  const lt::Program p = lt::parse_program(text, "t.litmus");
-  std::vector<lt::Execution> out;
-  (void)lt::enumerate_sc(p, {}, [&](const lt::Execution& x) { out.push_back(x); });
+std::vector<lt::execution> all_executions(const std::string& text) {
+  const lt::program p = lt::parse_program(text, "t.litmus");
+  std::vector<lt::execution> out;
+  (void)lt::enumerate_sc(p, {}, [&](const lt::execution& x) { out.push_back(x); });
   return out;
 }
 
 // The execution whose events, in T order, are the given (thread, po) pairs.
-const lt::Execution* find_order(const std::vector<lt::Execution>& xs, const std::vector<std::pair<int, int>>& order) {
+const lt::execution* find_order(const std::vector<lt::execution>& xs, const std::vector<std::pair<int, int>>& order) {
   for (const auto& x : xs) {
     if (x.events.size() != order.size()) continue;
     bool same = true;
@@ -32,16 +32,16 @@ const lt::Execution* find_order(const std::vector<lt::Execution>& xs, const std:
 }  // namespace
 
 TEST(LitmusRelations, ClosureAndCompose) {
-  lt::Rel r(4);
+  lt::relation r(4);
   r.set(0, 1);
   r.set(1, 2);
   r.set(2, 3);
-  const lt::Rel c = lt::transitive_closure(r);
+  const lt::relation c = lt::transitive_closure(r);
   EXPECT_TRUE(c.has(0, 3));
   EXPECT_FALSE(c.has(3, 0));
   EXPECT_FALSE(c.has(0, 0));
   EXPECT_TRUE(lt::reflexive_transitive_closure(r).has(2, 2));
-  const lt::Rel two = lt::compose(r, r);
+  const lt::relation two = lt::compose(r, r);
   EXPECT_TRUE(two.has(0, 2));
   EXPECT_FALSE(two.has(0, 1));
   EXPECT_TRUE((r | two).has(0, 1));
@@ -55,9 +55,9 @@ TEST(LitmusRelations, MessagePassingPairedFlag) {
     thread T1 { r = load.paired f; s = load.data x; })");
   // Sleep sets: one execution per Mazurkiewicz trace (conflict orders on x and f).
   EXPECT_EQ(xs.size(), 3U);
-  const lt::Execution* x = find_order(xs, {{0, 0}, {0, 1}, {1, 0}, {1, 1}});
+  const lt::execution* x = find_order(xs, {{0, 0}, {0, 1}, {1, 0}, {1, 1}});
   ASSERT_NE(x, nullptr);
-  const lt::Relations r = lt::compute_relations(*x);
+  const lt::execution_relations r = lt::compute_relations(*x);
   EXPECT_TRUE(r.po.has(0, 1));
   EXPECT_TRUE(r.po.has(2, 3));
   EXPECT_FALSE(r.po.has(1, 2));
@@ -74,9 +74,9 @@ TEST(LitmusRelations, MessagePassingPairedFlag) {
   EXPECT_TRUE(r.hb_hrf_indirect.has(0, 3));
 
   // When the flag is read before it is written, nothing orders x.
-  const lt::Execution* y = find_order(xs, {{1, 0}, {1, 1}, {0, 0}, {0, 1}});
+  const lt::execution* y = find_order(xs, {{1, 0}, {1, 1}, {0, 0}, {0, 1}});
   ASSERT_NE(y, nullptr);
-  const lt::Relations ry = lt::compute_relations(*y);
+  const lt::execution_relations ry = lt::compute_relations(*y);
   EXPECT_TRUE(ry.co.has(0, 3));  // R f before W f: conflict order runs T1 -> T0
   EXPECT_TRUE(ry.so1.empty());
   EXPECT_FALSE(ry.hb1.has(1, 2) || ry.hb1.has(2, 1));
@@ -86,9 +86,9 @@ TEST(LitmusRelations, UnpairedGivesSo0ButNotSo1) {
   const auto xs = all_executions(R"(init { x = 0; f = 0; }
     thread T0 { store.data x, 1; store.unpaired f, 1; }
     thread T1 { r = load.unpaired f; s = load.data x; })");
-  const lt::Execution* x = find_order(xs, {{0, 0}, {0, 1}, {1, 0}, {1, 1}});
+  const lt::execution* x = find_order(xs, {{0, 0}, {0, 1}, {1, 0}, {1, 1}});
   ASSERT_NE(x, nullptr);
-  const lt::Relations r = lt::compute_relations(*x);
+  const lt::execution_relations r = lt::compute_relations(*x);
   EXPECT_TRUE(r.so0.has(1, 2));
   EXPECT_TRUE(r.so1.empty());
   EXPECT_TRUE(r.hb0.has(0, 3));
@@ -102,7 +102,7 @@ TEST(LitmusRelations, ScopedSynchronization) {
     thread T1 cu 0 { a = load.paired.local f await a == 1; store.paired.global g, 1; }
     thread T2 cu 1 { b = load.paired.global g await b == 1; r = load.data x; })");
   ASSERT_EQ(xs.size(), 1U);
-  const lt::Relations r = lt::compute_relations(xs[0]);
+  const lt::execution_relations r = lt::compute_relations(xs[0]);
   EXPECT_TRUE(r.so_hrf.has(1, 2));
   EXPECT_TRUE(r.so_hrf.has(3, 4));
   EXPECT_TRUE(r.hb_hrf_indirect.has(0, 5));
@@ -115,7 +115,7 @@ TEST(LitmusRelations, ScopedSynchronization) {
     thread T0 cu 0 { store.paired.local f, 1; }
     thread T1 cu 1 { a = load.paired.local f await a == 1; })");
   ASSERT_EQ(ys.size(), 1U);
-  const lt::Relations q = lt::compute_relations(ys[0]);
+  const lt::execution_relations q = lt::compute_relations(ys[0]);
   EXPECT_TRUE(q.so0.has(0, 1));
   EXPECT_FALSE(q.so_hrf.has(0, 1));
 }

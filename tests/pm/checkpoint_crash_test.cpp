@@ -11,8 +11,8 @@
 
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/checkpoint.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 #include "kill_child.hpp"
-#include "temp_dir.hpp"
 
 namespace {
 using namespace gpmx;
@@ -67,7 +67,7 @@ std::uint64_t restored_epoch(const std::filesystem::path& path, cpu::executor& e
 }
 
 TEST(CheckpointCrash, RestoreGivesTheLastOrNextSaveAfterKillsAtRandomPoints) {
-  gpmx::test::temp_dir dir;
+  gpmx::scratch_dir dir;
   const auto path = dir / "crash.cp";
   { checkpoint::create(path, 64 << 10, 4, 1, durability::msync); }
   const char* env = std::getenv("GPMX_CRASH_POINTS");

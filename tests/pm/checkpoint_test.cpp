@@ -11,7 +11,7 @@
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/checkpoint.hpp"
 #include "gpmx/pm/gpm_checkpoint.hpp"
-#include "temp_dir.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace {
 using namespace gpmx;
@@ -66,7 +66,7 @@ void expect_error(const std::function<void()>& f, errc code, std::initializer_li
 
 class Checkpoint : public ::testing::Test {
  protected:
-  test::temp_dir dir;
+  scratch_dir dir;
   cpu::executor ex{{.workers = 2}};
   std::filesystem::path path = dir / "cp.pool";
 };

@@ -10,10 +10,10 @@
 #include <random>
 #include <vector>
 
+#include "gpmx/support/scratch_dir.hpp"
 #include "pm/checkpoint_layout.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/checkpoint.hpp"
-#include "temp_dir.hpp"
 
 namespace {
 using namespace gpmx;
@@ -67,7 +67,7 @@ long restored_seed(const std::filesystem::path& p, cpu::executor& ex, std::initi
 }
 
 TEST(CheckpointTorn, AnyPrefixOfASaveRestoresOldOrNewData) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const auto path = dir / "torn.cp";
   cpu::executor ex({.workers = 2});
   std::uintptr_t flip_offset = 0;  // of the epoch word, in the file

@@ -6,7 +6,7 @@
 
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/gpm.hpp"
-#include "temp_dir.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace {
 using namespace gpmx;
@@ -17,7 +17,7 @@ struct kv {
 };
 
 TEST(GpmApi, UndoLoggedUpdateThenRecovery) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const std::string table_path = (dir / "kvs.pm").string(), log_path = (dir / "kvs.log").string();
   const std::size_t n = 512;
   auto* table = static_cast<kv*>(gpm_map(table_path.c_str(), n * sizeof(kv), true));
@@ -54,7 +54,7 @@ TEST(GpmApi, UndoLoggedUpdateThenRecovery) {
 }
 
 TEST(GpmApi, ConventionalLogThroughTheSameNames) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const std::string path = (dir / "c.log").string();
   gpmlog* log = gpmlog_create_conv(path.c_str(), 1 << 16, 3);
   cpu::executor ex({.workers = 1});
@@ -71,7 +71,7 @@ TEST(GpmApi, ConventionalLogThroughTheSameNames) {
 }
 
 TEST(GpmApi, BadArgumentsAreErrors) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const std::string path = (dir / "m.pm").string();
   EXPECT_THROW(gpm_map(path.c_str(), 0, true), pm::pm_error);
   EXPECT_THROW(gpm_map(path.c_str(), 100, false), pm::pm_error);  // no such file

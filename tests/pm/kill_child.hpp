@@ -4,11 +4,12 @@
 // wait a random moment more, kill it with SIGKILL wherever it is, and return
 // the last step it reported.
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <random>
+
+#include "gpmx/support/child_process.hpp"
 
 namespace gpmx::test {
 
@@ -21,32 +22,20 @@ struct kill_result {
 template <class Body>
 kill_result run_and_kill(std::mt19937_64& rng, std::uint64_t start, std::uint64_t wait_for,
                          unsigned max_delay_us, Body&& body) {
-  int fds[2];
-  if (::pipe(fds) != 0) return {start, false};
-  const pid_t pid = ::fork();
-  if (pid < 0) return {start, false};
-  if (pid == 0) {
-    ::close(fds[0]);
-    auto report = [&](std::uint64_t step) {
-      if (::write(fds[1], &step, sizeof step) != sizeof step) ::_exit(3);
+  child_process child = child_process::start("run a crash test's work", [&](int report_fd) {
+    auto report = [report_fd](std::uint64_t step) {
+      if (::write(report_fd, &step, sizeof step) != sizeof step) ::_exit(3);
     };
-    try {
-      body(report);
-    } catch (...) {
-      ::_exit(2);
-    }
-    ::_exit(0);
-  }
-  ::close(fds[1]);
+    body(report);
+    return 0;
+  });
   std::uint64_t last = start, got = 0;
-  while (last < start + wait_for && ::read(fds[0], &got, sizeof got) == sizeof got) last = got;
+  while (last < start + wait_for && child.read_exact(&got, sizeof got)) last = got;
   if (max_delay_us && (rng() & 1)) ::usleep(useconds_t(rng() % max_delay_us));
-  ::kill(pid, SIGKILL);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  while (::read(fds[0], &got, sizeof got) == sizeof got) last = got;  // reported before dying
-  ::close(fds[0]);
-  return {last, WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL};
+  child.kill();
+  const child_exit end = child.wait();
+  while (child.read_exact(&got, sizeof got)) last = got;  // reported before dying
+  return {last, end.killed_by(SIGKILL)};
 }
 
 }  // namespace gpmx::test

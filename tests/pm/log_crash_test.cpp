@@ -11,8 +11,8 @@
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/conv_log.hpp"
 #include "gpmx/pm/hcl_log.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 #include "kill_child.hpp"
-#include "temp_dir.hpp"
 
 namespace {
 using namespace gpmx;
@@ -46,7 +46,7 @@ std::uint32_t run_and_kill(std::mt19937_64& rng, std::uint32_t start, Round&& ro
 }
 
 TEST(LogCrash, HclEntriesAreWholeAndTailsConsistent) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const auto path = dir / "h.log";
   // Room for 64 entries of 16 bytes per thread; the test clears when near full.
   { hcl_log::create(path, std::uint64_t(blocks) * threads * 16 * 64, blocks, threads, durability::msync); }
@@ -93,7 +93,7 @@ TEST(LogCrash, HclEntriesAreWholeAndTailsConsistent) {
 }
 
 TEST(LogCrash, ConventionalPartitionsHoldWholeEntries) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const auto path = dir / "c.log";
   const std::uint32_t parts = 4;
   { conv_log::create(path, std::uint64_t(parts) * 4096 * 8, parts, durability::msync); }

@@ -5,9 +5,10 @@
 #include <vector>
 
 #include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/errors.hpp"
 #include "gpmx/pm/conv_log.hpp"
 #include "gpmx/pm/hcl_log.hpp"
-#include "temp_dir.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace {
 using namespace gpmx;
@@ -41,7 +42,7 @@ errc kernel_error_code(F&& launch) {
 }
 
 TEST(HclLog, InsertReadRemoveFromEveryThread) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const std::uint32_t blocks = 6, threads = 96;
   hcl_log log = hcl_log::create(dir / "h.log", 1 << 20, blocks, threads, durability::msync);
   cpu::executor ex({.workers = 2});
@@ -71,7 +72,7 @@ TEST(HclLog, InsertReadRemoveFromEveryThread) {
 }
 
 TEST(HclLog, AWarpsWordsShareOne128ByteLine) {
-  test::temp_dir dir;
+  scratch_dir dir;
   hcl_log log = hcl_log::create(dir / "h.log", 1 << 18, 2, 64, durability::none);
   const hcl_view v = log.view();
   for (std::uint32_t b = 0; b < 2; ++b)
@@ -85,7 +86,7 @@ TEST(HclLog, AWarpsWordsShareOne128ByteLine) {
 }
 
 TEST(HclLog, EntriesSurviveReopen) {
-  test::temp_dir dir;
+  scratch_dir dir;
   {
     hcl_log log = hcl_log::create(dir / "h.log", 1 << 16, 1, 32, durability::msync);
     cpu::executor ex({.workers = 1});
@@ -106,7 +107,7 @@ TEST(HclLog, EntriesSurviveReopen) {
 }
 
 TEST(HclLog, MisuseIsADistinctError) {
-  test::temp_dir dir;
+  scratch_dir dir;
   hcl_log log = hcl_log::create(dir / "h.log", 32 * 4 * 4, 1, 32, durability::none);  // 4 words per thread
   cpu::executor ex({.workers = 1});
   const hcl_view v = log.view();
@@ -144,7 +145,7 @@ TEST(HclLog, MisuseIsADistinctError) {
 }
 
 TEST(ConvLog, ConcurrentInsertsLandWholeInTheirPartitions) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const std::uint32_t parts = 4, blocks = 16, threads = 64;
   conv_log log = conv_log::create(dir / "c.log", 1 << 20, parts, durability::msync);
   cpu::executor ex({.workers = 2});
@@ -167,7 +168,7 @@ TEST(ConvLog, ConcurrentInsertsLandWholeInTheirPartitions) {
 }
 
 TEST(ConvLog, MisuseIsADistinctError) {
-  test::temp_dir dir;
+  scratch_dir dir;
   conv_log log = conv_log::create(dir / "c.log", 64, 2, durability::none);  // 32 bytes per partition
   cpu::executor ex({.workers = 1});
   const conv_view v = log.view();

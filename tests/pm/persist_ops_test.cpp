@@ -9,7 +9,7 @@
 
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/pool.hpp"
-#include "temp_dir.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace {
 using namespace gpmx;
@@ -132,7 +132,7 @@ TEST(PersistOps, ReleaserPersistsBeforeAcquirerAcrossBlocks) {
 }
 
 TEST(PersistOps, KernelStoresReachThePoolFile) {
-  test::temp_dir dir;
+  scratch_dir dir;
   const auto path = dir / "k.pool";
   {
     pm::pool p = pm::pool::create(path, 1 << 20, {.mode = pm::durability::msync});

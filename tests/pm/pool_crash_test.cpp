@@ -11,12 +11,12 @@
 #include <random>
 
 #include "gpmx/pm/pool.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 #include "kill_child.hpp"
-#include "temp_dir.hpp"
 
 namespace {
 using namespace gpmx::pm;
-using gpmx::test::temp_dir;
+using gpmx::scratch_dir;
 
 using model = std::map<std::string, std::uint64_t>;  // name -> size
 
@@ -69,7 +69,7 @@ void operate_forever(const std::filesystem::path& path, std::uint64_t start, Rep
 }
 
 TEST(PoolCrash, NamespaceSurvivesKillsAtRandomPoints) {
-  temp_dir dir;
+  scratch_dir dir;
   const auto path = dir / "crash.pool";
   { pool::create(path, 4 << 20, {.mode = durability::msync, .table_capacity = 32}); }
   const char* env = std::getenv("GPMX_CRASH_POINTS");

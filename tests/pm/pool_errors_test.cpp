@@ -7,13 +7,13 @@
 #include <iterator>
 
 #include "gpmx/pm/pool.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 #include "pm/format.hpp"
 #include "file_bytes.hpp"
-#include "temp_dir.hpp"
 
 namespace {
 using namespace gpmx::pm;
-using gpmx::test::temp_dir;
+using gpmx::scratch_dir;
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t MiB = 1 << 20;
@@ -49,7 +49,7 @@ class PoolErrors : public ::testing::Test {
     pool p = pool::create(path, MiB, {.mode = durability::none, .table_capacity = 4});
     p.create_region("kept", 4096);
   }
-  temp_dir dir;
+  scratch_dir dir;
   fs::path path = dir / "p.pool";
 };
 
@@ -132,6 +132,23 @@ TEST_F(PoolErrors, BadCreateArguments) {
   EXPECT_EQ(error_of([&] { pool::create(dir / "tiny.pool", 4096); }).code(), errc::bad_size);
   EXPECT_EQ(error_of([&] { pool::create(dir / "t.pool", MiB, {.table_capacity = 0}); }).code(), errc::bad_argument);
   EXPECT_FALSE(fs::exists(dir / "tiny.pool"));
+}
+
+}  // namespace
+
+namespace {
+
+// pm_error is a gpmx::error: its finer pm code maps to the kind of fault.
+TEST(PmErrorRoot, EachCodeIsAKindOfFault) {
+  EXPECT_EQ(error_code_of(errc::io), gpmx::error_code::io);
+  EXPECT_EQ(error_code_of(errc::checksum_mismatch), gpmx::error_code::corrupt_data);
+  EXPECT_EQ(error_code_of(errc::out_of_space), gpmx::error_code::capacity);
+  EXPECT_EQ(error_code_of(errc::missing_region), gpmx::error_code::not_found);
+  EXPECT_EQ(error_code_of(errc::bad_argument), gpmx::error_code::usage);
+  const pm_error e(errc::not_a_pool, "not a pool");
+  const gpmx::error& root = e;
+  EXPECT_EQ(root.code(), gpmx::error_code::corrupt_data);
+  EXPECT_EQ(e.code(), errc::not_a_pool);
 }
 
 }  // namespace

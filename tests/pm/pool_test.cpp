@@ -1,20 +1,20 @@
 #include "gpmx/pm/pool.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <fstream>
 
-#include "temp_dir.hpp"
 
 namespace {
 using namespace gpmx::pm;
-using gpmx::test::temp_dir;
+using gpmx::scratch_dir;
 
 constexpr std::uint64_t MiB = 1 << 20;
 
 TEST(Pool, RegionsAreFoundByNameAfterReopen) {
-  temp_dir dir;
+  scratch_dir dir;
   const auto path = dir / "p.pool";
   std::array<std::uint8_t, 16> id{};
   {
@@ -41,7 +41,7 @@ TEST(Pool, RegionsAreFoundByNameAfterReopen) {
 }
 
 TEST(Pool, RemoveFreesTheExtentAndNewRegionsStartZeroed) {
-  temp_dir dir;
+  scratch_dir dir;
   pool p = pool::create(dir / "p.pool", 2 * MiB, {.mode = durability::none});
   region a = p.create_region("a", 64 * 1024);
   std::memset(a.data(), 0xff, a.size());
@@ -54,7 +54,7 @@ TEST(Pool, RemoveFreesTheExtentAndNewRegionsStartZeroed) {
 }
 
 TEST(Pool, CreateRefusesAnExistingPathAndLeavesNoTemporaryFile) {
-  temp_dir dir;
+  scratch_dir dir;
   { pool::create(dir / "p.pool", MiB, {.mode = durability::none}); }
   try {
     pool::create(dir / "p.pool", MiB);

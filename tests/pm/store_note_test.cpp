@@ -9,7 +9,7 @@
 #include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/pm/pm_write_stats.hpp"
 #include "gpmx/pm/pool.hpp"
-#include "temp_dir.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace {
 using namespace gpmx;
@@ -33,7 +33,7 @@ struct drain_block {
 };
 
 TEST(StoreNote, EveryViewStoreCountsBytesAndCrashPointsFromEveryWorker) {
-  gpmx::test::temp_dir dir;
+  const gpmx::scratch_dir dir;
   pm::pool p = pm::pool::create(dir.path() / "s.pool", 1 << 20, {.mode = pm::durability::none});
   const std::size_t n = 16 * 64;
   auto slots = p.create_region("slots", n * sizeof(std::uint64_t)).span<std::uint64_t>();
@@ -47,7 +47,7 @@ TEST(StoreNote, EveryViewStoreCountsBytesAndCrashPointsFromEveryWorker) {
 }
 
 TEST(StoreNote, PersistRangeFindsThePoolByAddress) {
-  gpmx::test::temp_dir dir;
+  const gpmx::scratch_dir dir;
   pm::pool p = pm::pool::create(dir.path() / "r.pool", 1 << 20, {.mode = pm::durability::msync});
   auto slots = p.create_region("slots", 4 * 64 * sizeof(std::uint64_t)).span<std::uint64_t>();
   const std::uint64_t persisted = p.bytes_persisted();

@@ -9,11 +9,11 @@
 
 #include "gpmx/pm/pool.hpp"
 #include "file_bytes.hpp"
-#include "temp_dir.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace {
 using namespace gpmx::pm;
-using gpmx::test::temp_dir;
+using gpmx::scratch_dir;
 namespace fs = std::filesystem;
 
 using gpmx::test::bytes_of;
@@ -41,7 +41,7 @@ const step steps[] = {
 TEST(TornTable, AnySubsetOfWordsGivesOldOrNew) {
   std::mt19937_64 rng(12345);
   for (const step& s : steps) {
-    temp_dir dir;
+    scratch_dir dir;
     const auto path = dir / "p.pool";
     {
       pool p = pool::create(path, 1 << 20, {.mode = durability::none, .table_capacity = 16});

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gpmx/trace/recorder.hpp"
-#include "kernels/agent_kernels.hpp"
+#include "exec/agent_workload.hpp"
 
 namespace {
 using namespace gpmx;

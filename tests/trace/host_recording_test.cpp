@@ -2,7 +2,6 @@
 // with the shadow copy, host persists with their line, and the stores a
 // kernel made without a PM view.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -11,6 +10,7 @@
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "gpmx/pm/view.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 #include "gpmx/trace/recorder.hpp"
 #include "gpmx/trace/trace_file.hpp"
 
@@ -18,12 +18,6 @@ namespace {
 using namespace gpmx;
 using trace::event_kind;
 namespace fs = std::filesystem;
-
-struct scratch {
-  fs::path dir = fs::temp_directory_path() / ("gpmx-host-rec-" + std::to_string(::getpid()));
-  scratch() { fs::create_directories(dir); }
-  ~scratch() { fs::remove_all(dir); }
-};
 
 // One thread stores through the view, another through a raw pointer.
 struct view_and_raw {
@@ -49,9 +43,9 @@ trace::trace record(const fs::path& dir, unsigned& persist_line) {
 }
 
 TEST(HostRecording, PoolImagesHostStoresHostPersistsAndUnviewedKernelStores) {
-  scratch s;
+  const scratch_dir s;
   unsigned persist_line = 0;
-  const trace::trace t = record(s.dir, persist_line);
+  const trace::trace t = record(s.path(), persist_line);
   ASSERT_EQ(t.pools.size(), 1u);
   EXPECT_EQ(fs::path(t.pools[0].path).filename(), "t.pool");
   EXPECT_EQ(t.pools[0].before.size(), t.pools[0].length);
@@ -98,9 +92,9 @@ TEST(HostRecording, PoolImagesHostStoresHostPersistsAndUnviewedKernelStores) {
 }
 
 TEST(HostRecording, PoolImagesSurviveTheTraceFile) {
-  scratch s;
+  const scratch_dir s;
   unsigned line = 0;
-  const trace::trace t = record(s.dir, line);
+  const trace::trace t = record(s.path(), line);
   const trace::trace back = trace::decode(trace::encode(t), "memory");
   EXPECT_EQ(back, t);
   std::vector<std::uint8_t> bytes = trace::encode(t);
@@ -109,7 +103,7 @@ TEST(HostRecording, PoolImagesSurviveTheTraceFile) {
 }
 
 TEST(HostRecording, NothingIsWatchedWithoutATraceExecutor) {
-  scratch s;
+  const scratch_dir s;
   EXPECT_EQ(host_observer(), nullptr);
   trace::recorder rec;
   {
@@ -117,7 +111,7 @@ TEST(HostRecording, NothingIsWatchedWithoutATraceExecutor) {
     EXPECT_EQ(host_observer(), static_cast<observer*>(&rec));
   }
   EXPECT_EQ(host_observer(), nullptr);
-  pm::pool p = pm::pool::create(s.dir / "u.pool", 1 << 20, {.mode = pm::durability::none});
+  pm::pool p = pm::pool::create(s.path() / "u.pool", 1 << 20, {.mode = pm::durability::none});
   EXPECT_TRUE(rec.take().pools.empty());
 }
 

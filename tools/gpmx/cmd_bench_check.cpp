@@ -8,13 +8,12 @@
 #include <filesystem>
 #include <memory>
 #include <thread>
-#include <unistd.h>
 
 #include "bench_output.hpp"
-#include "checker/check_run.hpp"
 #include "checker/workload_check.hpp"
 #include "commands.hpp"
 #include "common/registry.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace gpmx::cli {
 namespace {
@@ -39,11 +38,11 @@ struct one_check {
   bool stop_at_first = false;
 };
 
-apps::check_report run_check(const one_check& c, const fs::path& scratch) {
+check::check_report run_check(const one_check& c, const fs::path& scratch) {
   apps::workload& w = apps::find_workload(c.workload);
   apps::params given = w.small_params();
   for (const auto& [k, v] : c.given) given[k] = v;
-  apps::check_options o;
+  check::check_options o;
   o.model = c.model;
   o.strategy.strategy = c.strategy;
   o.max_images = c.max_images;
@@ -53,7 +52,7 @@ apps::check_report run_check(const one_check& c, const fs::path& scratch) {
   o.root = scratch / "traced";
   o.work_dir = scratch / "images";
   fs::remove_all(scratch);
-  apps::check_report r = apps::check_workload(w, apps::resolve_params(w, given), c.s, c.bug, 1, o);
+  check::check_report r = apps::check_workload(w, apps::resolve_params(w, given), c.s, c.bug, 1, o);
   fs::remove_all(scratch);
   return r;
 }
@@ -73,7 +72,7 @@ std::vector<bench::result> throughput(const bench_check_args& a, const fs::path&
     for (apps::style st : {apps::style::epoch, apps::style::sbrp}) {
       one_check c{s.workload, "", st, st == apps::style::sbrp ? check::persist_model::sbrp : check::persist_model::epoch,
                   s.given, check::image_strategy::drop_one, a.images, false};
-      apps::check_report last;
+      check::check_report last;
       std::vector<double> runs, rates;
       for (unsigned i = 0; i < a.repeat; ++i) {
         last = run_check(c, scratch);
@@ -104,7 +103,7 @@ std::vector<bench::result> bugs(const bench_check_args& a, const fs::path& scrat
       for (check::image_strategy st : strategies) {
         fmt::print(stderr, "bench: {} --bug {} --strategy {}\n", w->name(), b.name, check::to_string(st));
         one_check c{std::string(w->name()), b.name, b.s, check::parse_model(b.model), {}, st, a.find_cap, true};
-        const apps::check_report r = run_check(c, scratch);
+        const check::check_report r = run_check(c, scratch);
         const bool found = !r.failures.empty();
         bench::result row = bench::make_result(
             fmt::format("find/{}/{}/{}", w->name(), b.name, check::to_string(st)), {r.seconds * 1e9},
@@ -137,12 +136,11 @@ void register_bench_check(CLI::App& bench) {
   cmd->add_flag("--json", a->json, "print JSON instead of a table");
   cmd->add_option("--out", a->out, "also write the JSON to this file");
   cmd->callback([a] {
-    const fs::path scratch = (a->dir.empty() ? fs::temp_directory_path() : fs::path(a->dir)) /
-                             fmt::format("gpmx-bench-check-{}", ::getpid());
+    const scratch_dir scratch(a->dir, "bench-check");
     std::vector<bench::result> results;
-    if (!a->skip_throughput) results = throughput(*a, scratch);
+    if (!a->skip_throughput) results = throughput(*a, scratch.path());
     if (!a->skip_bugs)
-      for (bench::result& r : bugs(*a, scratch)) results.push_back(std::move(r));
+      for (bench::result& r : bugs(*a, scratch.path())) results.push_back(std::move(r));
     print_results(results, a->json, a->out);
   });
 }

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "gpmx/bench/checkpoint_workload_bench.hpp"
+#include "checkpoint_workload_bench.hpp"
 
 namespace gpmx::cli {
 

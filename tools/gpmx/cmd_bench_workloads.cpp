@@ -7,8 +7,8 @@
 #include "bench_output.hpp"
 #include "cli_args.hpp"
 #include "commands.hpp"
-#include "gpmx/bench/kvs_compare_bench.hpp"
-#include "gpmx/bench/workload_bench.hpp"
+#include "kvs_compare_bench.hpp"
+#include "workload_bench.hpp"
 #include "gpmx/exec/errors.hpp"
 
 namespace gpmx::cli {

@@ -9,7 +9,6 @@
 #include <memory>
 #include <thread>
 
-#include "checker/check_run.hpp"
 #include "checker/workload_check.hpp"
 #include "commands.hpp"
 #include "common/registry.hpp"
@@ -50,16 +49,16 @@ void list_bugs(bool json) {
 
 // An outside program's check: the command runs with GPMX_IMAGE_DIR naming
 // the image's directory; exit status 0 means recovered and consistent.
-apps::image_target command_target(const std::string& cmd) {
+check::image_target command_target(const std::string& cmd) {
   return [cmd](const fs::path& dir) {
     ::setenv("GPMX_IMAGE_DIR", dir.c_str(), 1);
     const int status = std::system(cmd.c_str());
-    if (status == 0) return apps::image_verdict{true, {}};
-    return apps::image_verdict{false, fmt::format("'{}' exited with status {}", cmd, status)};
+    if (status == 0) return check::image_verdict{true, {}};
+    return check::image_verdict{false, fmt::format("'{}' exited with status {}", cmd, status)};
   };
 }
 
-void print_report(const std::string& what, const apps::check_report& r, bool json) {
+void print_report(const std::string& what, const check::check_report& r, bool json) {
   kv_result k;
   k.add("checked", "checked", what, what);
   k.add("model", "model", r.model, r.model);
@@ -77,7 +76,7 @@ void print_report(const std::string& what, const apps::check_report& r, bool jso
   k.add("time", "seconds", r.seconds, fmt::format("{:.2f} s ({:.0f} images/s)", r.seconds,
                                                   r.seconds > 0 ? double(r.images) / r.seconds : 0.0));
   nlohmann::json failures = nlohmann::json::array();
-  for (const apps::check_failure& f : r.failures)
+  for (const check::check_failure& f : r.failures)
     failures.push_back({{"cause", f.cause}, {"scoped_persistency_bug", f.scoped_persistency_bug},
                         {"crash_point", f.position}, {"crash_at", f.crash_at}, {"verdict", f.verdict},
                         {"why", f.why}, {"lost", f.lost}, {"kept", f.kept}, {"lost_count", f.lost_count},
@@ -88,7 +87,7 @@ void print_report(const std::string& what, const apps::check_report& r, bool jso
   print_result(k, json);
   if (json) return;
   for (std::size_t i = 0; i < r.failures.size(); ++i) {
-    const apps::check_failure& f = r.failures[i];
+    const check::check_failure& f = r.failures[i];
     fmt::print("\nFailure {} of {}{} ({} failing images; found after {:.2f} s, {} images)\n", i + 1,
                r.failures.size(), f.scoped_persistency_bug ? ": a scoped persistency bug" : "", f.images,
                f.found_after_s, f.found_after_images);
@@ -106,23 +105,10 @@ void print_report(const std::string& what, const apps::check_report& r, bool jso
   }
 }
 
-// Bad names on the command line are usage errors (exit status 2).
-check::persist_model model_named(const std::string& name) {
-  try {
-    return check::parse_model(name);
-  } catch (const check::check_error& e) {
-    throw config_error(e.what());
-  }
-}
-
-apps::check_options options_from(const check_args& a, check::persist_model model) {
-  apps::check_options o;
+check::check_options options_from(const check_args& a, check::persist_model model) {
+  check::check_options o;
   o.model = model;
-  try {
-    o.strategy.strategy = check::parse_strategy(a.strategy);
-  } catch (const check::check_error& e) {
-    throw config_error(e.what());
-  }
+  o.strategy.strategy = check::parse_strategy(a.strategy);
   if (a.granularity == 0 || (a.granularity & (a.granularity - 1)) != 0 || a.granularity > 4096)
     throw config_error(fmt::format("granularity {} is not a power of two from 1 to 4096", a.granularity));
   if (a.images) o.strategy.cap = o.strategy.random_images = a.images;
@@ -147,12 +133,12 @@ void check_positions(const check_args& a, const trace::trace& t) {
 }
 
 // Checks with a progress bar, prints the report, exits 1 on a failure.
-void check_and_report(const std::string& what, const trace::trace& t, const apps::image_target& target,
-                      apps::check_options o, const check_args& a) {
+void check_and_report(const std::string& what, const trace::trace& t, const check::image_target& target,
+                      check::check_options o, const check_args& a) {
   check_positions(a, t);
   progress_bar bar("check " + what, !a.quiet && !a.json);
   o.progress = [&bar](double f) { bar.update(f); };
-  const apps::check_report r = apps::check_trace(t, target, o);
+  const check::check_report r = check::check_trace(t, target, o);
   print_report(what, r, a.json);
   if (!r.failures.empty()) throw exit_request{exit_check_failed};
 }
@@ -161,7 +147,7 @@ void check_trace_file(const check_args& a) {
   if (a.verify_cmd.empty()) throw config_error("check --trace FILE needs --verify CMD (recovers and checks GPMX_IMAGE_DIR)");
   const trace::trace t = trace::read_trace(a.trace_file);
   if (t.pools.empty()) throw config_error(fmt::format("trace '{}' maps no pool: nothing to check", a.trace_file));
-  apps::check_options o = options_from(a, model_named(a.model.empty() ? "sbrp" : a.model));
+  check::check_options o = options_from(a, check::parse_model(a.model.empty() ? "sbrp" : a.model));
   o.root = a.root.empty() ? fs::path(t.pools.front().path).parent_path() : fs::path(a.root);
   o.work_dir = fs::path(a.data) / "check-trace" / "images";
   o.keep_failures = fs::path(a.data) / "check-trace";
@@ -182,7 +168,7 @@ void check_workload(const check_args& a) {
   apps::params given = w.small_params();
   for (const std::string& text : a.param_texts) apps::parse_param(text, given);
   const apps::params p = apps::resolve_params(w, given);
-  apps::check_options o = options_from(a, model_named(model_text));
+  check::check_options o = options_from(a, check::parse_model(model_text));
 
   const fs::path base = fs::absolute(fs::path(a.data) / "check" / a.workload);
   o.root = base / "traced";

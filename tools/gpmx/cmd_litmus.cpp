@@ -16,7 +16,7 @@ namespace gpmx::cli {
 
 namespace {
 
-struct LitmusArgs {
+struct litmus_args {
   std::vector<std::string> files;
   std::vector<std::string> models;
   bool system = false;
@@ -26,23 +26,23 @@ struct LitmusArgs {
   bool bench = false;
 };
 
-void run_litmus(const LitmusArgs& a) {
+void run_litmus(const litmus_args& a) {
   namespace lt = gpmx::litmus;
-  lt::CheckOptions opt;
+  lt::check_options opt;
   for (const auto& m : a.models) opt.models.push_back(lt::parse_model(m));
   opt.system = a.system;
-  std::vector<lt::CheckResult> results;
+  std::vector<lt::check_result> results;
   nlohmann::json all = nlohmann::json::array();
   std::string details;
   std::vector<std::string> failed;
   for (const auto& f : a.files) {
-    const lt::Program p = lt::parse_file(f);
-    lt::CheckResult r = lt::check_program(p, opt);
+    const lt::program p = lt::parse_file(f);
+    lt::check_result r = lt::check_program(p, opt);
     if (a.details) details += lt::format_details(p, r);
     if (!r.expectations_ok()) failed.push_back(f);
     if (a.json) all.push_back(lt::to_json(p, r));
     if (a.bench) {
-      // Program-centric rate; the machine's time is reported on its own.
+      // program-centric rate; the machine's time is reported on its own.
       const auto execs = r.sc.executions + (r.pq ? r.pq->executions : 0);
       const double machine = r.system ? r.system->seconds : 0.0;
       const double sc = r.seconds - machine;
@@ -71,7 +71,7 @@ void run_litmus(const LitmusArgs& a) {
 }  // namespace
 
 void register_litmus(CLI::App& app) {
-  auto args = std::make_shared<LitmusArgs>();
+  auto args = std::make_shared<litmus_args>();
   auto* sub = app.add_subcommand("litmus", "Check litmus tests against DRF0, DRF1, DRFrlx and HRF");
   sub->add_option("files", args->files, "litmus files")->required()->check(CLI::ExistingFile);
   sub->add_option("--model", args->models, "drf0, drf1, drfrlx, hrf-direct or hrf-indirect (repeatable; default all)");

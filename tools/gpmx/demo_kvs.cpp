@@ -1,7 +1,6 @@
 #include "demo_kvs.hpp"
 
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,15 +9,13 @@
 #include <thread>
 
 #include "gpkvs/gpkvs.hpp"
+#include "gpmx/support/child_process.hpp"
+#include "gpmx/support/elapsed.hpp"
 
 namespace gpmx::cli {
 namespace {
 using namespace apps::gpkvs;
 using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point t0) {
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
 
 constexpr std::uint64_t seed = 2022;
 
@@ -39,12 +36,7 @@ int run_kvs_demo(const kvs_demo_options& o) {
 
   // 1. Load: batches of SETs, then one batch of GETs, in a child.
   {
-    int fds[2];
-    if (::pipe(fds) != 0) throw std::runtime_error("demo: pipe failed");
-    const pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error("demo: fork failed");
-    if (pid == 0) {
-      ::close(fds[0]);
+    child_process load = child_process::start("load the demo store", [&](int report_fd) {
       try {
         cpu::executor ex({.workers = o.workers});
         store s = store::create(dir, p, pm::durability::msync);
@@ -59,45 +51,32 @@ int run_kvs_demo(const kvs_demo_options& o) {
         s.get_batch(ex, keys);
         st.gets_per_s = double(keys.size()) / seconds_since(t1);
         st.persisted = s.bytes_persisted();
-        if (::write(fds[1], &st, sizeof st) != sizeof st) ::_exit(3);
-        ::_exit(0);
+        return ::write(report_fd, &st, sizeof st) == sizeof st ? 0 : 3;
       } catch (const std::exception& e) {
         fmt::print(stderr, "gpmx: error: demo load: {}\n", e.what());
       }
-      ::_exit(2);
-    }
-    ::close(fds[1]);
-    const bool got = ::read(fds[0], &stats, sizeof stats) == sizeof stats;
-    ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-      throw std::runtime_error("demo: loading the store failed");
+      return 2;
+    });
+    const bool got = load.read_exact(&stats, sizeof stats);
+    if (!got || !load.wait().exited_with(0)) throw std::runtime_error("demo: loading the store failed");
   }
   const double set_s = stats.set_s, gets_per_s = stats.gets_per_s;
   const std::uint64_t persisted = stats.persisted;
   const double batch_s = set_s / o.load_batches;
 
   // 2. A child runs the next batch; a watchdog thread SIGKILLs it half-way.
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("demo: fork failed");
-  if (pid == 0) {
-    try {
-      store s = store::open(dir, pm::durability::msync);
-      cpu::executor child_ex({.workers = o.workers});
-      std::thread watchdog([batch_s] {
-        std::this_thread::sleep_for(std::chrono::duration<double>(batch_s / 2));
-        ::kill(::getpid(), SIGKILL);
-      });
-      s.set_batch(child_ex, make_batch(seed, o.load_batches, p.max_batch, p.sets));
-      watchdog.join();  // the batch outran the watchdog: wait to be killed
-    } catch (...) {
-    }
-    ::_exit(2);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  const bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  child_process crash = child_process::start("run the demo's crashing batch", [&](int) {
+    store s = store::open(dir, pm::durability::msync);
+    cpu::executor child_ex({.workers = o.workers});
+    std::thread watchdog([batch_s] {
+      std::this_thread::sleep_for(std::chrono::duration<double>(batch_s / 2));
+      ::kill(::getpid(), SIGKILL);
+    });
+    s.set_batch(child_ex, make_batch(seed, o.load_batches, p.max_batch, p.sets));
+    watchdog.join();  // the batch outran the watchdog: wait to be killed
+    return 2;
+  });
+  const bool killed = crash.wait().killed_by(SIGKILL);
 
   // 3. Recover and verify every key against a sequential replay.
   cpu::executor ex({.workers = o.workers});

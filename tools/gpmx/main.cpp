@@ -5,7 +5,17 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "gpmx/exec/errors.hpp"
+#include "gpmx/support/error.hpp"
+
+namespace {
+
+// A value the user gave that cannot be used is a usage error; any other
+// fault means the work could not be done.
+int exit_status_for(gpmx::error_code code) {
+  return code == gpmx::error_code::config ? gpmx::cli::exit_usage : gpmx::cli::exit_failure;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace gpmx::cli;
@@ -25,9 +35,9 @@ int main(int argc, char** argv) {
     return status == 0 ? exit_ok : exit_usage;
   } catch (const exit_request& r) {
     return r.status;
-  } catch (const gpmx::config_error& e) {
+  } catch (const gpmx::error& e) {
     fmt::print(stderr, "gpmx: error: {}\n", e.what());
-    return exit_usage;
+    return exit_status_for(e.code());
   } catch (const std::exception& e) {
     fmt::print(stderr, "gpmx: error: {}\n", e.what());
     return exit_failure;

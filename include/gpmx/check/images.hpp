@@ -15,7 +15,7 @@ enum class image_strategy : std::uint8_t { minimal, maximal, drop_one, random, e
 
 // "minimal", "maximal", "drop-one", "random", "exhaustive", "pmreorder".
 const char* to_string(image_strategy s);
-image_strategy parse_strategy(std::string_view name);  // throws check_error
+image_strategy parse_strategy(std::string_view name);  // throws check_error (config) naming an unknown name
 
 struct strategy_options {
   image_strategy strategy = image_strategy::drop_one;

@@ -1,35 +1,31 @@
 #pragma once
+// The executor's errors; their root, gpmx::error, is in support/error.hpp.
 #include <exception>
-#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "gpmx/exec/dim3.hpp"
+#include "gpmx/support/error.hpp"
 
 namespace gpmx {
-
-// Base of every error gpmx reports; what() names the value or place at fault.
-class error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // A launch configuration CUDA would reject (block too large, grid too large...).
 class config_error : public error {
  public:
-  using error::error;
+  explicit config_error(const std::string& what) : error(error_code::config, what) {}
 };
 
 // Every live thread of a block waits and none can proceed.
 class deadlock_error : public error {
  public:
-  using error::error;
+  explicit deadlock_error(const std::string& what) : error(error_code::deadlock, what) {}
 };
 
 // Kernel threads misused a primitive (a warp op whose mask omits the caller,
 // lanes that disagree on the operation, a lane exiting while others wait on it).
 class kernel_usage_error : public error {
  public:
-  using error::error;
+  explicit kernel_usage_error(const std::string& what) : error(error_code::usage, what) {}
 };
 
 // An exception escaped a kernel thread; block() and thread() say which one,
@@ -37,7 +33,7 @@ class kernel_usage_error : public error {
 class kernel_error : public error {
  public:
   kernel_error(const std::string& what, dim3 block, dim3 thread, std::exception_ptr cause)
-      : error(what), block_(block), thread_(thread), cause_(std::move(cause)) {}
+      : error(error_code::kernel, what), block_(block), thread_(thread), cause_(std::move(cause)) {}
   dim3 block() const { return block_; }
   dim3 thread() const { return thread_; }
   std::exception_ptr cause() const { return cause_; }
@@ -50,7 +46,7 @@ class kernel_error : public error {
 // A CUDA runtime call failed; the message names the call and CUDA's error.
 class cuda_error : public error {
  public:
-  using error::error;
+  explicit cuda_error(const std::string& what) : error(error_code::cuda, what) {}
 };
 
 }  // namespace gpmx

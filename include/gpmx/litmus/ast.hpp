@@ -7,92 +7,99 @@
 #include <string>
 #include <vector>
 
+#include "gpmx/exec/memory_scope.hpp"
+
 namespace gpmx::litmus {
 
-using Value = std::int64_t;
+// Memory cells and registers hold 64-bit two's complement values.
+using value = std::int64_t;
 
-struct SrcPos {
+struct src_pos {
   int line = 0;
   int col = 0;
 };
 
 // Memory-access labels of DRF0/DRF1/DRFrlx.
-enum class Label { Data, Paired, Unpaired, Commutative, NonOrdering, Speculative, Quantum };
-enum class Scope { Global, Local };
-enum class AccessKind { Load, Store, Rmw };
-enum class RmwOp { Add, Sub, Inc, Dec, And, Or, Min, Max, Exchange, CompareExchange };
+enum class access_label { data, paired, unpaired, commutative, non_ordering, speculative, quantum };
+enum class access_kind { load, store, rmw };
+enum class rmw_op { add, sub, inc, dec, bit_and, bit_or, min, max, exchange, compare_exchange };
 
-const char* to_string(Label l);
-const char* to_string(Scope s);
-const char* to_string(AccessKind k);
-const char* to_string(RmwOp op);
-bool is_atomic(Label l);
+// Accesses carry a gpmx::scope: a litmus file's "local" (HRF's scope of the
+// threads on one compute unit) is scope::block, its "global" scope::device.
 
-struct Expr {
-  enum class Kind { Const, Reg, Loc, Unary, Binary };
-  Kind kind = Kind::Const;
-  Value value = 0;          // Const
-  int thread = -1;          // Reg in a final condition: which thread
-  int reg = -1;             // Reg: register index in its thread
-  int loc = -1;             // Loc (final condition only): location index
-  std::string op;           // Unary/Binary operator spelling
-  std::vector<Expr> kids;   // Unary: 1, Binary: 2, Loc: 0 or 1 (index)
-  SrcPos pos;
+const char* to_string(access_label l);
+const char* to_string(access_kind k);
+const char* to_string(rmw_op op);
+bool is_atomic(access_label l);
+
+enum class expr_kind { constant, reg, loc, unary, binary };
+
+struct expr {
+  expr_kind kind = expr_kind::constant;
+  value constant = 0;       // constant
+  int thread = -1;          // reg in a final condition: which thread
+  int reg = -1;             // reg: register index in its thread
+  int loc = -1;             // loc (final condition only): location index
+  std::string op;           // unary/binary operator spelling
+  std::vector<expr> kids;   // unary: 1, binary: 2, loc: 0 or 1 (index)
+  src_pos pos;
 };
 
-struct Location {
+struct location {
   std::string name;
   int base = 0;  // first flat address
   int size = 1;  // 1 for a scalar
-  std::vector<Value> init;
+  std::vector<value> init;
 };
 
-struct Instr {
-  enum class Op { Assign, BranchFalse, Jump, Access, HaltBound };
-  Op op = Op::Assign;
-  int dst = -1;      // Assign, Access (-1: value discarded)
-  Expr e;            // Assign value / BranchFalse condition
-  int target = 0;    // BranchFalse, Jump
-  // Access
-  AccessKind kind = AccessKind::Load;
-  RmwOp rmw = RmwOp::Add;
-  Label label = Label::Data;
-  Scope scope = Scope::Global;
+enum class instr_op { assign, branch_false, jump, access, halt_bound };
+
+struct instr {
+  instr_op op = instr_op::assign;
+  int dst = -1;      // assign, access (-1: value discarded)
+  expr e;            // assign value / branch_false condition
+  int target = 0;    // branch_false, jump
+  // access
+  access_kind kind = access_kind::load;
+  rmw_op rmw = rmw_op::add;
+  access_label label = access_label::data;
+  gpmx::scope scope = gpmx::scope::device;
   int loc = -1;
-  std::optional<Expr> index;
-  std::vector<Expr> operands;     // Store: value; Rmw: 0..2 operands
-  std::optional<Expr> await_cond; // the access happens only when this holds
-  SrcPos pos;
+  std::optional<expr> index;
+  std::vector<expr> operands;     // store: value; rmw: 0..2 operands
+  std::optional<expr> await_cond; // the access happens only when this holds
+  src_pos pos;
 };
 
-struct Thread {
+struct thread {
   std::string name;
   int cu = 0;
   std::vector<std::string> regs;
-  std::vector<Instr> code;
+  std::vector<instr> code;
 };
 
-struct Expectation {
-  std::string key;    // drf0, drf1, drfrlx, hrf-direct, hrf-indirect, sc, system, theorem
-  std::string value;  // as written, normalised to lower case
-  SrcPos pos;
+struct expectation {
+  std::string key;       // drf0, drf1, drfrlx, hrf-direct, hrf-indirect, sc, system, theorem
+  std::string expected;  // as written, normalised to lower case
+  src_pos pos;
 };
 
-struct Program {
+enum class condition_kind { none, exists, forall };
+
+struct program {
   std::string name;
   std::string file;
-  std::vector<Location> locs;
+  std::vector<location> locs;
   int mem_size = 0;
-  std::vector<Value> domain;  // explicit quantum domain (empty: derived)
-  std::vector<Thread> threads;
-  enum class Cond { None, Exists, Forall };
-  Cond cond_kind = Cond::None;
-  Expr cond;
-  std::vector<Expectation> expects;
+  std::vector<value> domain;  // explicit quantum domain (empty: derived)
+  std::vector<thread> threads;
+  condition_kind cond_kind = condition_kind::none;
+  expr cond;
+  std::vector<expectation> expects;
 
-  bool has_label(Label l) const;
+  bool has_label(access_label l) const;
   std::string addr_name(int addr) const;
-  std::vector<Value> initial_memory() const;
+  std::vector<value> initial_memory() const;
 };
 
 }  // namespace gpmx::litmus

@@ -14,56 +14,56 @@
 
 namespace gpmx::litmus {
 
-struct Witness {
+struct witness {
   std::string pair;       // the two racing accesses
   std::string execution;  // one SC execution that shows the race
 };
 
-struct ModelVerdict {
-  Model model = Model::DRF0;
-  std::map<RaceClass, Witness> races;  // first witness of each class found
+struct model_verdict {
+  consistency_model model = consistency_model::drf0;
+  std::map<race_class, witness> races;  // first witness of each class found
   bool legal() const { return races.empty(); }
   std::string verdict() const;  // "legal" or sorted class names joined by ','
 };
 
-struct SystemVerdict {
+struct system_verdict {
   std::uint64_t states = 0;
   std::uint64_t stuck = 0;
   std::size_t outcomes = 0;
-  std::vector<std::vector<Value>> non_sc;  // final memories no SC execution of Pq reaches
+  std::vector<std::vector<value>> non_sc;  // final memories no SC execution of Pq reaches
   bool cond = false;                       // final condition over the machine's outcomes
   double seconds = 0;                      // time spent in the machine
   bool theorem_holds() const { return non_sc.empty(); }
 };
 
-struct ExpectationResult {
-  Expectation expect;
+struct expectation_result {
+  expectation expect;
   std::string actual;  // empty: not checked in this run
-  bool ok() const { return actual.empty() || actual == expect.value; }
+  bool ok() const { return actual.empty() || actual == expect.expected; }
 };
 
-struct CheckResult {
+struct check_result {
   std::string name;
   std::string file;
-  std::vector<ModelVerdict> models;
-  EnumStats sc;              // SC executions of P
-  std::optional<EnumStats> pq;  // SC executions of Pq when P has quantum accesses
-  std::vector<Value> domain;
-  Program::Cond cond_kind = Program::Cond::None;
+  std::vector<model_verdict> models;
+  enumerate_stats sc;                 // SC executions of P
+  std::optional<enumerate_stats> pq;  // SC executions of Pq when P has quantum accesses
+  std::vector<value> domain;
+  condition_kind cond_kind = condition_kind::none;
   bool cond = false;
   std::uint64_t cond_satisfied = 0;  // complete SC executions satisfying it
-  std::optional<SystemVerdict> system;
-  std::vector<ExpectationResult> expectations;
+  std::optional<system_verdict> system;
+  std::vector<expectation_result> expectations;
   double seconds = 0;
   bool expectations_ok() const;
 };
 
-struct CheckOptions {
-  std::vector<Model> models;  // empty: all five
+struct check_options {
+  std::vector<consistency_model> models;  // empty: all five
   bool system = false;
   bool reduce = true;  // partial-order reduction in the SC enumeration
 };
 
-CheckResult check_program(const Program& p, const CheckOptions& opt = {});
+check_result check_program(const program& p, const check_options& opt = {});
 
 }  // namespace gpmx::litmus

@@ -10,27 +10,27 @@
 
 namespace gpmx::litmus {
 
-struct EnumOptions {
+struct enumerate_options {
   // Run the quantum-equivalent program: quantum loads return, and quantum
   // stores write, every value of `domain`.
   bool quantum_equivalent = false;
-  std::vector<Value> domain;
+  std::vector<value> domain;
   std::uint64_t max_executions = 50'000'000;  // guard against runaway tests
   // Partial-order reduction (sleep sets, safe steps). Off: every interleaving,
   // which the tests use to cross-check the reduction.
   bool reduce = true;
 };
 
-struct EnumStats {
+struct enumerate_stats {
   std::uint64_t executions = 0;   // maximal executions visited
   std::uint64_t complete = 0;     // of which every thread finished
   std::uint64_t sleep_blocked = 0;
   std::uint64_t steps = 0;
 };
 
-EnumStats enumerate_sc(const Program& p, const EnumOptions& opt, const std::function<void(const Execution&)>& visit);
+enumerate_stats enumerate_sc(const program& p, const enumerate_options& opt, const std::function<void(const execution&)>& visit);
 
 // Every constant of the program (and 0, 1), sorted: the default quantum domain.
-std::vector<Value> program_constants(const Program& p);
+std::vector<value> program_constants(const program& p);
 
 }  // namespace gpmx::litmus

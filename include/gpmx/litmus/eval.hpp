@@ -9,27 +9,27 @@
 
 namespace gpmx::litmus {
 
-struct TVal {
-  Value v = 0;
+struct tainted_value {
+  value v = 0;
   std::uint64_t taint = 0;
   bool known = true;
 };
 
-// Thread-local expression (registers only). Division by zero yields 0.
-TVal eval(const Expr& e, const std::vector<TVal>& regs);
+// thread-local expression (registers only). Division by zero yields 0.
+tainted_value eval(const expr& e, const std::vector<tainted_value>& regs);
 
 // Final-condition expression over memory and every thread's registers.
-Value eval_final(const Expr& e, const Program& p, const std::vector<Value>& mem,
-                 const std::vector<std::vector<Value>>& regs);
+value eval_final(const expr& e, const program& p, const std::vector<value>& mem,
+                 const std::vector<std::vector<value>>& regs);
 
-Value apply_binary(const std::string& op, Value a, Value b);
+value apply_binary(const std::string& op, value a, value b);
 
 // The value a read-modify-write stores, given the value it loaded.
-Value rmw_result(RmwOp op, Value old, const std::vector<Value>& operands);
+value rmw_result(rmw_op op, value old, const std::vector<value>& operands);
 // Whether a compare-exchange succeeds (always true for the other operations).
-bool rmw_writes(RmwOp op, Value old, const std::vector<Value>& operands);
+bool rmw_writes(rmw_op op, value old, const std::vector<value>& operands);
 
 // Flat address of an access; throws std::runtime_error when out of bounds.
-int resolve_address(const Program& p, const Instr& in, Value index, const std::string& thread);
+int resolve_address(const program& p, const instr& in, value index, const std::string& thread);
 
 }  // namespace gpmx::litmus

@@ -8,34 +8,34 @@
 
 namespace gpmx::litmus {
 
-struct Event {
+struct event {
   int thread = 0;
   int po = 0;  // index among its thread's events
-  AccessKind kind = AccessKind::Load;
-  RmwOp rmw = RmwOp::Add;
-  Label label = Label::Data;
-  Scope scope = Scope::Global;
+  access_kind kind = access_kind::load;
+  rmw_op rmw = rmw_op::add;
+  access_label label = access_label::data;
+  gpmx::scope scope = gpmx::scope::device;
   int cu = 0;
   int addr = 0;
   bool reads = false;
   bool writes = false;  // false for a failed compare-exchange
-  Value rval = 0;       // value loaded (loads and read-modify-writes)
-  Value wval = 0;       // value stored
-  Value before = 0;     // memory value just before the event
-  std::vector<Value> operands;
+  value rval = 0;       // value loaded (loads and read-modify-writes)
+  value wval = 0;       // value stored
+  value before = 0;     // memory value just before the event
+  std::vector<value> operands;
   bool used = false;    // the loaded value feeds an address, a stored value or a branch
-  SrcPos pos;
+  src_pos pos;
 };
 
-struct Execution {
-  std::vector<Event> events;  // in T order
+struct execution {
+  std::vector<event> events;  // in T order
   bool complete = true;       // every thread ran to its end
   std::string stop_reason;    // why not complete (deadlock, loop bound)
-  std::vector<Value> final_mem;
-  std::vector<std::vector<Value>> regs;  // per thread
+  std::vector<value> final_mem;
+  std::vector<std::vector<value>> regs;  // per thread
 };
 
-std::string describe_event(const Program& p, const Event& e);
-std::string describe_execution(const Program& p, const Execution& x);
+std::string describe_event(const program& p, const event& e);
+std::string describe_execution(const program& p, const execution& x);
 
 }  // namespace gpmx::litmus

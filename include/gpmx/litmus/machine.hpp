@@ -15,23 +15,23 @@
 
 namespace gpmx::litmus {
 
-struct MachineOutcome {
-  std::vector<Value> mem;
-  std::vector<std::vector<Value>> regs;
-  bool operator<(const MachineOutcome& o) const { return mem != o.mem ? mem < o.mem : regs < o.regs; }
-  bool operator==(const MachineOutcome& o) const { return mem == o.mem && regs == o.regs; }
+struct machine_outcome {
+  std::vector<value> mem;
+  std::vector<std::vector<value>> regs;
+  bool operator<(const machine_outcome& o) const { return mem != o.mem ? mem < o.mem : regs < o.regs; }
+  bool operator==(const machine_outcome& o) const { return mem == o.mem && regs == o.regs; }
 };
 
-struct MachineResult {
-  std::vector<MachineOutcome> outcomes;  // distinct final states of finished runs
+struct machine_result {
+  std::vector<machine_outcome> outcomes;  // distinct final states of finished runs
   std::uint64_t states = 0;              // distinct machine states visited
   std::uint64_t stuck = 0;               // runs that ended blocked or at a loop bound
 };
 
-struct MachineOptions {
+struct machine_options {
   std::uint64_t max_states = 20'000'000;
 };
 
-MachineResult run_machine(const Program& p, const MachineOptions& opt = {});
+machine_result run_machine(const program& p, const machine_options& opt = {});
 
 }  // namespace gpmx::litmus

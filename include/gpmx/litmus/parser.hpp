@@ -1,19 +1,24 @@
 #pragma once
-// Parsing litmus text into a Program. Errors name file:line:column.
-#include <stdexcept>
+// Parsing litmus text into a program. Errors name file:line:column.
 #include <string>
 
 #include "gpmx/litmus/ast.hpp"
+#include "gpmx/support/error.hpp"
 
 namespace gpmx::litmus {
 
-class ParseError : public std::runtime_error {
+// Litmus text that does not parse; position() is where the fault is.
+class parse_error : public error {
  public:
-  ParseError(const std::string& file, SrcPos pos, const std::string& msg);
-  SrcPos pos;
+  parse_error(const std::string& file, src_pos pos, const std::string& msg);
+  src_pos position() const { return pos_; }
+
+ private:
+  src_pos pos_;
 };
 
-Program parse_program(const std::string& text, const std::string& file = "<input>");
-Program parse_file(const std::string& path);
+program parse_program(const std::string& text, const std::string& file = "<input>");
+// Also throws gpmx::error (io) when the file cannot be read.
+program parse_file(const std::string& path);
 
 }  // namespace gpmx::litmus

@@ -9,9 +9,9 @@
 
 namespace gpmx::litmus {
 
-std::string format_table(const std::vector<CheckResult>& results);
-// Witness executions of every illegal verdict, and machine outcomes that break the theorem.
-std::string format_details(const Program& p, const CheckResult& r);
-nlohmann::json to_json(const Program& p, const CheckResult& r);
+std::string format_table(const std::vector<check_result>& results);
+// witness executions of every illegal verdict, and machine outcomes that break the theorem.
+std::string format_details(const program& p, const check_result& r);
+nlohmann::json to_json(const program& p, const check_result& r);
 
 }  // namespace gpmx::litmus

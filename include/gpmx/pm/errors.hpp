@@ -3,7 +3,7 @@
 // message that names the file, region or argument at fault.
 #include <string>
 
-#include "gpmx/exec/errors.hpp"
+#include "gpmx/support/error.hpp"
 
 namespace gpmx::pm {
 
@@ -32,10 +32,13 @@ enum class errc {
 };
 
 const char* to_string(errc c);
+// The kind of fault each code is, for gpmx::error::code().
+error_code error_code_of(errc c);
 
 class pm_error : public error {
  public:
-  pm_error(errc code, const std::string& what) : error(what), code_(code) {}
+  pm_error(errc code, const std::string& what) : error(error_code_of(code), what), code_(code) {}
+  // Hides error::code(): the pm layer's own, finer code.
   errc code() const { return code_; }
 
  private:

@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gpmx/support/error.hpp"
 #include "gpmx/trace/event.hpp"
 
 namespace gpmx::trace {
@@ -23,10 +23,10 @@ inline constexpr std::size_t record_bytes = 144;
 
 // A file (or buffer) that is not a valid trace: corrupt, truncated, or of
 // another version. offset() is where reading found the fault.
-class trace_file_error : public std::runtime_error {
+class trace_file_error : public error {
  public:
   trace_file_error(const std::string& what, std::uint64_t offset)
-      : std::runtime_error(what), offset_(offset) {}
+      : error(error_code::trace_format, what), offset_(offset) {}
   std::uint64_t offset() const { return offset_; }
 
  private:
@@ -37,7 +37,7 @@ std::vector<std::uint8_t> encode(const trace& t);
 // `origin` names the source of the bytes in error messages (a file name).
 trace decode(std::span<const std::uint8_t> bytes, std::string_view origin = "trace");
 
-// Throw trace_file_error, or std::runtime_error when the file cannot be opened or written.
+// Throw trace_file_error, or gpmx::error (io) when the file cannot be opened or written.
 void write_trace(const trace& t, const std::filesystem::path& path);
 trace read_trace(const std::filesystem::path& path);
 

@@ -1,4 +1,4 @@
-#include "checker/check_run.hpp"
+#include "gpmx/check/check_run.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -12,18 +12,12 @@
 #include "gpmx/check/crash_point.hpp"
 #include "gpmx/check/materialize.hpp"
 #include "gpmx/check/persist_order.hpp"
+#include "gpmx/support/elapsed.hpp"
 
-namespace gpmx::apps {
+namespace gpmx::check {
 namespace {
 
 namespace fs = std::filesystem;
-using check::crash_state;
-using check::persist_order;
-using check::store_set;
-
-double since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 std::uint64_t hash_set(const store_set& s) {
   std::uint64_t h = 0x9e3779b97f4a7c15ull;
@@ -37,13 +31,13 @@ std::vector<std::uint64_t> crash_positions(const trace::trace& t, const check_op
   if (!o.at.empty()) {  // given positions are checked as given, set-up included
     for (std::uint64_t p : o.at)
       if (p > t.events.size())
-        throw check::check_error(fmt::format("crash position {} lies beyond the trace's {} events", p,
+        throw check_error(fmt::format("crash position {} lies beyond the trace's {} events", p,
                                              t.events.size()));
     total = o.at.size();
     return o.at;
   }
   std::vector<std::uint64_t> all =
-      o.every_n ? check::every_n_crash_points(t, o.every_n) : check::ordering_crash_points(t);
+      o.every_n ? every_n_crash_points(t, o.every_n) : ordering_crash_points(t);
   std::uint64_t first_launch = 0;
   for (std::uint64_t i = 0; i < t.events.size(); ++i)
     if (t.events[i].kind == trace::event_kind::kernel_begin) {
@@ -65,11 +59,11 @@ std::string crash_site(const trace::trace& t, std::uint64_t position) {
   const trace::event& e = t.events[position];
   if (e.kind == trace::event_kind::kernel_end)
     return fmt::format("just before the end of kernel '{}' (event #{})", t.text_of(e), position);
-  return fmt::format("just before the {} at {}", trace::to_string(e.kind), check::event_site(t, position));
+  return fmt::format("just before the {} at {}", trace::to_string(e.kind), event_site(t, position));
 }
 
 // The file:line pairs that make two failures one cause.
-std::string cause_key(const trace::trace& t, const check::missing_order& m) {
+std::string cause_key(const trace::trace& t, const missing_order& m) {
   auto site = [&](std::uint64_t i) {
     if (i == trace::no_event) return std::string("-");
     const trace::event& e = t.events[i];
@@ -99,12 +93,12 @@ class checker {
   check_report run() {
     const auto t0 = std::chrono::steady_clock::now();
     t0_ = t0;
-    order_ = std::make_unique<persist_order>(t_, check::order_options{o_.model, o_.granularity, o_.max_granule_stores});
-    if (o_.model == check::persist_model::sbrp)
+    order_ = std::make_unique<persist_order>(t_, order_options{o_.model, o_.granularity, o_.max_granule_stores});
+    if (o_.model == persist_model::sbrp)
       promoted_ = std::make_unique<persist_order>(
-          t_, check::order_options{check::persist_model::sbrp_promoted, o_.granularity, o_.max_granule_stores});
-    r_.model = check::to_string(o_.model);
-    r_.strategy = check::to_string(o_.strategy.strategy);
+          t_, order_options{persist_model::sbrp_promoted, o_.granularity, o_.max_granule_stores});
+    r_.model = to_string(o_.model);
+    r_.strategy = to_string(o_.strategy.strategy);
     r_.events = t_.events.size();
     r_.granule_stores = order_->size();
     copies_ = other_files(root_, t_);
@@ -117,7 +111,7 @@ class checker {
     for (std::size_t at = 0; at < positions.size() && !stopped(); at += chunk) {
       const std::vector<std::uint64_t> some(positions.begin() + std::ptrdiff_t(at),
                                             positions.begin() + std::ptrdiff_t(std::min(positions.size(), at + chunk)));
-      std::vector<crash_state> states = check::crash_states(*order_, some);
+      std::vector<crash_state> states = crash_states(*order_, some);
       for (std::size_t k = 0; k < states.size() && !stopped(); ++k) {
         check_crash_point(states[k], positions.size() - (at + k));
         if (o_.progress) o_.progress(double(at + k + 1) / double(positions.size()));
@@ -127,7 +121,7 @@ class checker {
     if (stopped()) r_.complete = r_.covers_all = false;
     keep_failing_images();
     fs::remove_all(o_.work_dir);  // scratch: every child has been reaped
-    r_.seconds = since(t0);
+    r_.seconds = seconds_since(t0);
     return std::move(r_);
   }
 
@@ -141,17 +135,17 @@ class checker {
 
   // The strategy's images at `at`, within this crash point's share of the budget.
   void check_crash_point(const crash_state& at, std::size_t crash_points_left) {
-    check::strategy_options s = o_.strategy;
+    strategy_options s = o_.strategy;
     if (o_.max_images) {
       const std::size_t left = o_.max_images > r_.images ? o_.max_images - r_.images : 0;
       const std::size_t share = std::max<std::size_t>(1, (left + crash_points_left - 1) / crash_points_left);
       s.cap = std::min(s.cap, share);
       s.random_images = std::min(s.random_images, share);
     }
-    check::image_set images = s.strategy == check::image_strategy::pmreorder
-                                  ? check::pmreorder_images(t_, *order_, at.position, s.random_images, s.seed)
-                                  : check::make_images(*order_, at, s);
-    if (images.images.empty()) images = check::minimal_image(*order_, at);  // no may-store: the one image there is
+    image_set images = s.strategy == image_strategy::pmreorder
+                                  ? pmreorder_images(t_, *order_, at.position, s.random_images, s.seed)
+                                  : make_images(*order_, at, s);
+    if (images.images.empty()) images = minimal_image(*order_, at);  // no may-store: the one image there is
     r_.complete = r_.complete && images.complete;
     r_.covers_all = r_.covers_all && images.covers_all;
     for (const store_set& image : images.images) {
@@ -181,10 +175,10 @@ class checker {
       fs::create_directories((dir / rel).parent_path());
       fs::copy_file(root_ / rel, dir / rel);
     }
-    for (const check::pool_file& f : check::materialize_pools(t_, *order_, image, position)) {
+    for (const pool_file& f : materialize_pools(t_, *order_, image, position)) {
       const fs::path rel = fs::absolute(f.path).lexically_normal().lexically_relative(root_);
       if (rel.empty() || *rel.begin() == "..")
-        throw check::check_error(fmt::format("pool file '{}' lies outside the directory '{}' being checked", f.path,
+        throw check_error(fmt::format("pool file '{}' lies outside the directory '{}' being checked", f.path,
                                              root_.string()));
       fs::create_directories((dir / rel).parent_path());
       std::ofstream out(dir / rel, std::ios::binary | std::ios::trunc);
@@ -205,7 +199,7 @@ class checker {
   }
 
   void record_failure(const pending& p, const std::string& verdict) {
-    const std::vector<check::missing_order> why = check::explain_image(t_, *order_, p.image, 4, p.position);
+    const std::vector<missing_order> why = explain_image(t_, *order_, p.image, 4, p.position);
     const bool scoped = promoted_ && !promoted_->is_closed(p.image);
     std::string key, cause;
     if (!why.empty()) {
@@ -224,7 +218,7 @@ class checker {
     if (added) {
       r_.failures.emplace_back();
       r_.failures.back().cause = cause;
-      r_.failures.back().found_after_s = since(t0_);
+      r_.failures.back().found_after_s = seconds_since(t0_);
       r_.failures.back().found_after_images = r_.images;
     }
     check_failure& f = r_.failures[it->second];
@@ -236,7 +230,7 @@ class checker {
     f.crash_at = crash_site(t_, p.position);
     f.verdict = verdict;
     f.why.clear();
-    for (const check::missing_order& m : why) f.why.push_back(m.message);
+    for (const missing_order& m : why) f.why.push_back(m.message);
     if (!why.empty()) f.cause = why.front().message;
     f.lost_count = lost_count;
     f.kept_count = p.kept.count();
@@ -251,7 +245,7 @@ class checker {
     std::uint64_t last = trace::no_event;
     s.for_each([&](std::size_t id) {
       const std::uint64_t e = order_->node(id).event;
-      if (e != last && out.size() < 5) out.push_back(check::event_site(t_, e));
+      if (e != last && out.size() < 5) out.push_back(event_site(t_, e));
       last = e;
     });
     return out;
@@ -298,8 +292,8 @@ class checker {
 }  // namespace
 
 check_report check_trace(const trace::trace& t, const image_target& target, const check_options& options) {
-  if (options.work_dir.empty()) throw check::check_error("check: no scratch directory for the images was given");
+  if (options.work_dir.empty()) throw check_error("check: no scratch directory for the images was given");
   return checker(t, target, options).run();
 }
 
-}  // namespace gpmx::apps
+}  // namespace gpmx::check

@@ -5,13 +5,13 @@
 #include <filesystem>
 
 #include "gpmx/bench/pm_checkpoint_bench.hpp"
-#include "temp_dir.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace {
 using namespace gpmx;
 
 TEST(CheckpointBench, ReportsBothRowsWithTheirMetrics) {
-  test::temp_dir dir;
+  scratch_dir dir;
   std::vector<std::string> said;
   const auto rows = bench::run_checkpoint_benchmarks({.directory = dir.path(),
                                                       .bytes = 40000,

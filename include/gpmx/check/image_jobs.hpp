@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
-namespace gpmx::apps {
+#include "gpmx/support/child_process.hpp"
+
+namespace gpmx::check {
 
 struct image_verdict {
   bool ok = false;
@@ -47,8 +49,7 @@ class image_jobs {
 
  private:
   struct child {
-    int pid = -1;
-    int fd = -1;
+    child_process process;
     std::uint64_t tag = 0;
     double started = 0;
     std::string message;
@@ -61,4 +62,4 @@ class image_jobs {
   std::vector<child> children_;
 };
 
-}  // namespace gpmx::apps
+}  // namespace gpmx::check

@@ -1,9 +1,7 @@
-#include "checker/image_jobs.hpp"
+#include "gpmx/check/image_jobs.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,7 +12,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
-namespace gpmx::apps {
+namespace gpmx::check {
 namespace {
 
 double now_s() {
@@ -64,31 +62,13 @@ void write_all(int fd, const std::string& s) {
 image_jobs::image_jobs(image_target target, unsigned jobs, double timeout_s)
     : target_(std::move(target)), jobs_(std::max(jobs, 1u)), timeout_s_(timeout_s) {}
 
-image_jobs::~image_jobs() {
-  for (child& c : children_) {
-    ::kill(c.pid, SIGKILL);
-    ::waitpid(c.pid, nullptr, 0);
-    ::close(c.fd);
-  }
-}
+image_jobs::~image_jobs() = default;  // each child_process kills and reaps its child
 
 void image_jobs::start(std::uint64_t tag, const std::function<std::filesystem::path()>& prepare) {
   if (children_.size() >= jobs_) throw std::logic_error("image_jobs::start: every slot is busy");
-  int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw std::runtime_error(fmt::format("cannot fork a child to check an image: {}", std::strerror(errno)));
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    child_main(fds[1], target_, prepare);
-  }
-  ::close(fds[1]);
-  ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
-  children_.push_back({pid, fds[0], tag, now_s(), {}});
+  child_process process = child_process::start("check an image", [&](int fd) -> int { child_main(fd, target_, prepare); });
+  process.set_nonblocking();
+  children_.push_back({std::move(process), tag, now_s(), {}});
 }
 
 std::optional<image_jobs::finished> image_jobs::next() {
@@ -96,7 +76,7 @@ std::optional<image_jobs::finished> image_jobs::next() {
     std::vector<pollfd> fds;
     double soonest = 1e300;
     for (const child& c : children_) {
-      fds.push_back({c.fd, POLLIN, 0});
+      fds.push_back({c.process.report_fd(), POLLIN, 0});
       soonest = std::min(soonest, c.started + timeout_s_);
     }
     const int wait_ms = int(std::clamp((soonest - now_s()) * 1000.0, 0.0, 1000.0)) + 1;
@@ -106,7 +86,7 @@ std::optional<image_jobs::finished> image_jobs::next() {
       child& c = children_[i];
       char buf[4096];
       for (;;) {
-        const ssize_t n = ::read(c.fd, buf, sizeof buf);
+        const long n = c.process.read_some(buf, sizeof buf);
         if (n > 0) {
           c.message.append(buf, std::size_t(n));
           continue;
@@ -121,19 +101,16 @@ std::optional<image_jobs::finished> image_jobs::next() {
 }
 
 image_jobs::finished image_jobs::reap(std::size_t index, bool timed_out) {
-  child c = children_[index];
+  child c = std::move(children_[index]);
   children_.erase(children_.begin() + std::ptrdiff_t(index));
-  if (timed_out) ::kill(c.pid, SIGKILL);
-  int status = 0;
-  ::waitpid(c.pid, &status, 0);
-  ::close(c.fd);
+  if (timed_out) c.process.kill();
+  const child_exit end = c.process.wait();
   finished f;
   f.tag = c.tag;
   if (timed_out) {
     f.verdict = {false, fmt::format("recovery and the check did not finish within {} s", timeout_s_)};
-  } else if (WIFSIGNALED(status)) {
-    f.verdict = {false, fmt::format("recovery or the check died of signal {} ({})", WTERMSIG(status),
-                                    strsignal(WTERMSIG(status)))};
+  } else if (end.signal) {
+    f.verdict = {false, fmt::format("recovery or the check died of signal {} ({})", end.signal, strsignal(end.signal))};
   } else if (c.message.empty()) {
     f.verdict = {false, "recovery or the check exited without a verdict"};
   } else if (c.message[0] == 'X') {  // not the image's fault: the check itself cannot go on
@@ -144,4 +121,4 @@ image_jobs::finished image_jobs::reap(std::size_t index, bool timed_out) {
   return f;
 }
 
-}  // namespace gpmx::apps
+}  // namespace gpmx::check

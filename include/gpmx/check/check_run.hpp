@@ -10,17 +10,17 @@
 #include <string>
 #include <vector>
 
-#include "checker/image_jobs.hpp"
 #include "gpmx/check/explain.hpp"
+#include "gpmx/check/image_jobs.hpp"
 #include "gpmx/check/images.hpp"
 #include "gpmx/check/model.hpp"
 #include "gpmx/trace/event.hpp"
 
-namespace gpmx::apps {
+namespace gpmx::check {
 
 struct check_options {
-  check::persist_model model = check::persist_model::sbrp;
-  check::strategy_options strategy;  // strategy; cap (drop-one, exhaustive) or count (random) per crash point
+  persist_model model = persist_model::sbrp;
+  strategy_options strategy;  // strategy; cap (drop-one, exhaustive) or count (random) per crash point
   std::uint32_t granularity = 8;
   std::size_t max_granule_stores = std::size_t(1) << 16;  // refuse larger traces (memory is quadratic at worst)
   std::uint64_t every_n = 0;         // crash every N events instead of before each ordering operation
@@ -77,4 +77,4 @@ struct check_report {
 
 check_report check_trace(const trace::trace& t, const image_target& target, const check_options& options);
 
-}  // namespace gpmx::apps
+}  // namespace gpmx::check

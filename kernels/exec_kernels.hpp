@@ -1,8 +1,9 @@
 #pragma once
-// Kernels shared by the cpu tests and the CUDA tests: one source, both back
-// ends. Each is a functor whose call operator takes the thread context as a
-// template, so nvcc instantiates it with gpmx::cuda::thread_ctx and the host
-// compiler with gpmx::cpu::thread_ctx.
+// Executor kernels written once for every user: the cpu tests and the CUDA
+// tests run them on both back ends and compare, and the executor benchmarks
+// time some of them. Each is a functor whose call operator takes the thread
+// context as a template, so nvcc instantiates it with gpmx::cuda::thread_ctx
+// and the host compiler with gpmx::cpu::thread_ctx.
 #include <cstdint>
 
 #include "gpmx/exec/dim3.hpp"
@@ -22,6 +23,23 @@ struct fill {
   GPMX_HD void operator()(Ctx& t, std::uint32_t* out, std::uint64_t n) const {
     const std::uint64_t i = t.global_id();
     if (i < n) out[i] = mix(i);
+  }
+};
+
+// The fill benchmark's per-element work: a cheap hash of the index.
+GPMX_HD inline std::uint32_t work(std::uint64_t i) {
+  std::uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ull;
+  z ^= z >> 29;
+  return std::uint32_t(z * 0xbf58476d1ce4e5b9ull >> 32);
+}
+
+// a[i] = work(i) with a grid that covers a exactly (no bounds check), so the
+// benchmark times the executor and the work, nothing else.
+struct fill_unchecked {
+  template <class Ctx>
+  GPMX_HD void operator()(Ctx& t, std::uint32_t* a) const {
+    const std::uint64_t i = t.global_id();
+    a[i] = work(i);
   }
 };
 
@@ -71,6 +89,24 @@ struct block_sum_dynamic {
   template <class Ctx>
   GPMX_HD void operator()(Ctx& t, const std::uint32_t* in, std::uint64_t* out) const {
     tree_sum(t, t.template dynamic_shared<std::uint64_t>(), in, out);
+  }
+};
+
+// 1024-thread block sum with exactly 10 barriers (one after the load, one
+// after each of the nine halvings down to two partial sums): the barrier
+// benchmark divides its time by that count.
+struct block_sum_1024 {
+  template <class Ctx>
+  GPMX_HD void operator()(Ctx& t, const std::uint32_t* in, std::uint64_t* out) const {
+    GPMX_SHARED(t, std::uint64_t, s, 1024);
+    const std::uint32_t r = t.thread_rank();
+    s[r] = in[t.global_id()];
+    t.syncthreads();
+    for (std::uint32_t stride = 512; stride > 1; stride /= 2) {
+      if (r < stride) s[r] += s[r + stride];
+      t.syncthreads();
+    }
+    if (r == 0) out[t.block_rank()] = s[0] + s[1];
   }
 };
 

@@ -1,0 +1,110 @@
+#include "gpmx/support/child_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "gpmx/support/error.hpp"
+
+namespace gpmx {
+namespace {
+
+[[noreturn]] void fail(std::string_view what, std::string_view purpose, int err) {
+  throw error(error_code::io, "cannot " + std::string(what) + " to " + std::string(purpose) + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+child_process child_process::start(std::string_view purpose, const std::function<int(int report_fd)>& body) {
+  int fds[2];
+  if (::pipe(fds) != 0) fail("create a pipe", purpose, errno);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    fail("fork a child", purpose, err);
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    int status = 2;
+    try {
+      status = body(fds[1]);
+    } catch (...) {
+    }
+    ::_exit(status);  // no destructors or atexit handlers of the parent's state
+  }
+  ::close(fds[1]);
+  return child_process(pid, fds[0]);
+}
+
+child_process::child_process(child_process&& other) noexcept
+    : pid_(std::exchange(other.pid_, -1)), fd_(std::exchange(other.fd_, -1)), reaped_(other.reaped_),
+      exit_(other.exit_) {}
+
+child_process& child_process::operator=(child_process&& other) noexcept {
+  if (this != &other) {
+    release();
+    pid_ = std::exchange(other.pid_, -1);
+    fd_ = std::exchange(other.fd_, -1);
+    reaped_ = other.reaped_;
+    exit_ = other.exit_;
+  }
+  return *this;
+}
+
+child_process::~child_process() { release(); }
+
+void child_process::release() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (pid_ > 0 && !reaped_) {
+    kill();
+    wait();
+  }
+  pid_ = -1;
+}
+
+void child_process::set_nonblocking() { ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK); }
+
+long child_process::read_some(void* buf, std::size_t n) {
+  for (;;) {
+    const ssize_t r = ::read(fd_, buf, n);
+    if (r < 0 && errno == EINTR) continue;
+    return long(r);
+  }
+}
+
+bool child_process::read_exact(void* buf, std::size_t n) {
+  auto* at = static_cast<char*>(buf);
+  while (n > 0) {
+    const long r = read_some(at, n);
+    if (r <= 0) return false;
+    at += r;
+    n -= std::size_t(r);
+  }
+  return true;
+}
+
+void child_process::kill() {
+  if (pid_ > 0 && !reaped_) ::kill(pid_, SIGKILL);
+}
+
+child_exit child_process::wait() {
+  if (reaped_ || pid_ <= 0) return exit_;
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  reaped_ = true;
+  if (WIFSIGNALED(status)) exit_ = {-1, WTERMSIG(status)};
+  else exit_ = {WEXITSTATUS(status), 0};
+  return exit_;
+}
+
+}  // namespace gpmx
