@@ -208,8 +208,8 @@ class order_builder {
     before_launches_ = merged(before_launches_, host.durable_hb);
   }
 
-  // R(x, n): every store to [x, x + n) issued before it, by any thread, is
-  // durable when it returns (rule R); what it made durable happens-before
+  // PR(x, n): every store to [x, x + n) issued before it, by any thread, is
+  // durable when it returns (rule PR); what it made durable happens-before
   // the persisting thread's later events. It orders nothing else: not the
   // thread's own stores outside the range (no fence), not other threads.
   void persist_range(std::uint64_t i, thread_state& th, const trace::event& e) {
@@ -217,10 +217,9 @@ class order_builder {
     const std::size_t issued = o_.first_node_of_event_[i];
     for (std::size_t n = 0; n < issued; ++n) {
       const granule_store& g = o_.nodes_[n];
-      if (g.first >= e.address && g.end <= e.address + e.bytes && o_.durable_at_[n] > i) {
-        o_.durable_at_[n] = i;
-        covered.push_back(n);
-      }
+      if (g.first < e.address || g.end > e.address + e.bytes) continue;
+      o_.durable_at_[n] = std::min(o_.durable_at_[n], i);
+      covered.push_back(n);
     }
     if (covered.empty()) return;
     th.durable_hb = with_closures(th.durable_hb, covered);

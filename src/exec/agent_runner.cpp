@@ -1,7 +1,6 @@
 #include "agent_runner.hpp"
 
-#include <algorithm>
-#include <chrono>
+#include "backoff.hpp"
 
 namespace gpmx::cpu::detail {
 
@@ -33,7 +32,7 @@ void agent_threads::stop() {
 }
 
 void agent_threads::run(agent& a) {
-  unsigned backoff = 0;
+  backoff waiting;
   try {
     while (!stop_.load(std::memory_order_relaxed) && !L_.abort.load(std::memory_order_relaxed)) {
       const agent::step_result r = a.step();
@@ -43,11 +42,10 @@ void agent_threads::run(agent& a) {
         L_.progress.fetch_add(1, std::memory_order_relaxed);
       if (r == agent::step_result::progressed) {
         if (L_.obs) L_.obs->agent_step(a.name());
-        backoff = 0;
+        waiting.reset();
         continue;
       }
-      if (++backoff < 64) std::this_thread::yield();
-      else std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000u, 10u * (backoff - 63))));
+      waiting.pause();
     }
   } catch (...) {
     L_.fail(std::current_exception());

@@ -2,11 +2,11 @@
 // the same launch; the launching thread is worker 0.
 #include "gpmx/exec/cpu/executor.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <fmt/format.h>
 #include <mutex>
 #include <optional>
-#include <algorithm>
 #include <thread>
 
 #include "gpmx/exec/errors.hpp"

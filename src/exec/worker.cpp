@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "agent_runner.hpp"
+#include "backoff.hpp"
 #include "gpmx/exec/errors.hpp"
 
 namespace gpmx::cpu::detail {
@@ -40,7 +41,7 @@ void worker::run(launch_state& L) {
   seeded_choices choices(L.seed);
   bool all_stalled = false;
   bool counted_stalled = false;  // this worker is in L.stalled_workers
-  unsigned backoff = 0;
+  backoff waiting;
   // Blocks claimed from the launch but not yet admitted: claiming a few at a
   // time keeps the workers off the shared counter's cache line.
   std::uint64_t claimed_next = 0, claimed_end = 0;
@@ -105,7 +106,7 @@ void worker::run(launch_state& L) {
         }
         if (L.stalled_workers.load(std::memory_order_relaxed) != 0)
           L.progress.fetch_add(1, std::memory_order_relaxed);
-        backoff = 0;
+        waiting.reset();
         continue;
       }
       if (resident_.size() < opt.max_resident_blocks && (claimed_next < claimed_end || L.blocks_left())) continue;
@@ -131,8 +132,7 @@ void worker::run(launch_state& L) {
         throw_spin_deadlock(L, fmt::format("no thread made progress for {} ms (GPMX_SPIN_TIMEOUT_MS)",
                                            opt.spin_timeout.count()).c_str());
       }
-      if (++backoff < 64) std::this_thread::yield();
-      else std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000u, 10u * (backoff - 63))));
+      waiting.pause();
     }
   } catch (...) {
     L.fail(std::current_exception());

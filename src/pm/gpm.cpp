@@ -88,13 +88,9 @@ void gpm_unmap(const char* path, void* addr, std::size_t size) {
   r.pools.erase(it);
 }
 
+// Every mapped pool registers as a persist domain, gpm_map's among them.
 const persist_domain* detail::domain_of_mapping(const void* addr, std::size_t bytes) {
-  registry& r = maps();
-  std::lock_guard lock(r.mutex);
-  for (const auto& [path, p] : r.pools) {
-    const auto* b = static_cast<const std::byte*>(addr);
-    if (b >= p->base() && b + bytes <= p->base() + p->size()) return p->domain();
-  }
+  if (const persist_domain* d = find_persist_domain(addr, bytes)) return d;
   throw pm::pm_error(pm::errc::bad_argument, "gpm_view: the range is not inside any gpm_map'ed file");
 }
 

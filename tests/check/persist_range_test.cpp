@@ -1,4 +1,4 @@
-// Rule R (docs/persistency-models.md): a kernel thread's persist_range makes
+// Rule PR (docs/persistency-models.md): a kernel thread's persist_range makes
 // every store to the range issued before it durable, whoever stored it, and
 // orders only what the persisting thread does afterwards.
 #include <gtest/gtest.h>
