@@ -118,7 +118,7 @@ class bfs_workload final : public workload {
   recover_report recover(const env& e) override {
     require_file(e.dir, pool_file, name());
     auto s = bfs::search::open(e.dir, e.mode);
-    const run_meta m = read_meta(s.pool(), name());
+    const run_meta m = read_meta(s.pool(), *this);
     const bfs::progress at = s.where();
     const auto start = clock_type::now();
     const std::uint32_t ran = s.advance(e.ex, s.load_graph(), m.s);
@@ -134,7 +134,7 @@ class bfs_workload final : public workload {
   verify_report verify(const env& e) override {
     require_file(e.dir, pool_file, name());
     auto s = bfs::search::open(e.dir, e.mode);
-    (void)read_meta(s.pool(), name());
+    (void)read_meta(s.pool(), *this);
     verify_report v;
     const bfs::progress at = s.where();
     if (!s.finished()) {

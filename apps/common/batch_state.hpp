@@ -7,9 +7,11 @@
 //   applied: the batch is durable whole and only its log is being cleared:
 //            recovery finishes the commit.
 #include <cstdint>
+#include <filesystem>
 
 #include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/pm/pool.hpp"
+#include "gpmx/pm/stored_value.hpp"
 
 namespace gpmx::apps {
 
@@ -19,6 +21,13 @@ class batch_state {
  public:
   // The word at byte `offset` of region r (8-byte aligned).
   batch_state(pm::region r, std::uint64_t offset) : r_(r), offset_(offset) {}
+
+  // Throws pm_error(corrupt_value) naming `file` when the phase bits hold a
+  // value set() never stores; call it once on open, before trusting phase().
+  void check(const std::filesystem::path& file) const {
+    if ((word() & 3) == 3)
+      pm::throw_corrupt_value(file, r_.name(), "transaction word", word(), "its phase bits (the low two) are 0 to 2");
+  }
 
   std::uint64_t committed() const { return word() >> 2; }
   batch_phase phase() const { return batch_phase(word() & 3); }

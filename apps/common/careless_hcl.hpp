@@ -21,6 +21,9 @@ GPMX_HD std::uint64_t slot_for(Ctx& t, const pm::hcl_view& log, std::uint32_t wo
     pm::detail::log_fail(pm::errc::log_geometry, "HCL", "thread {} of block {} lies outside the log's geometry",
                          t.thread_rank(), t.block_rank());
   const std::uint64_t s = log.slot(t.block_rank(), t.thread_rank());
+  if (log.tails[s] > log.capacity_words)
+    pm::detail::log_fail(pm::errc::corrupt_value, "HCL", "a tail holds {} words, past the slot's {}", log.tails[s],
+                         log.capacity_words);
   if (log.tails[s] + words > log.capacity_words)
     pm::detail::log_fail(pm::errc::log_full, "HCL", "entry of {} words does not fit: {} words of the slot are used",
                          words, log.tails[s]);

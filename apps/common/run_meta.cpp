@@ -1,6 +1,8 @@
 #include "common/run_meta.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 #include <fmt/format.h>
 
 #include "gpmx/exec/errors.hpp"
@@ -59,31 +61,39 @@ void write_meta(pm::pool& pool, std::string_view workload, style s, const params
   r.persist(0, sizeof m->magic);
 }
 
-run_meta read_meta(pm::pool& pool, std::string_view workload) {
+run_meta read_meta(pm::pool& pool, const workload& w) {
+  const std::string_view workload = w.name();
+  const auto& file = pool.path();
   if (!pool.contains("meta"))
     throw pm::pm_error(pm::errc::missing_region,
                        fmt::format("{}: no 'meta' region: the run of '{}' was stopped before its set-up finished; "
-                                   "run it again", pool.path().string(), workload));
+                                   "run it again", file.string(), workload));
   const pm::region r = pool.find("meta");
   if (r.size() < sizeof(meta_layout))
-    throw pm::pm_error(pm::errc::bad_size, fmt::format("{}: the 'meta' region is too small", pool.path().string()));
+    pm::throw_corrupt_value(file, "meta", "size", r.size(), fmt::format("expected at least {} bytes", sizeof(meta_layout)));
   const auto* m = reinterpret_cast<const meta_layout*>(r.data());
   if (m->magic != meta_magic)
     throw pm::pm_error(pm::errc::missing_region,
                        fmt::format("{}: the 'meta' region is incomplete: the run of '{}' was stopped before its "
-                                   "set-up finished; run it again", pool.path().string(), workload));
+                                   "set-up finished; run it again", file.string(), workload));
   const std::string_view recorded(m->workload, strnlen(m->workload, name_bytes));
   if (recorded != workload)
-    throw pm::pm_error(pm::errc::bad_argument, fmt::format("{}: holds workload '{}', not '{}'",
-                                                           pool.path().string(), recorded, workload));
-  if (m->style > 1 || m->count > max_params)
-    throw pm::pm_error(pm::errc::checksum_mismatch,
-                       fmt::format("{}: the 'meta' region is corrupt (style {}, {} parameters)", pool.path().string(),
-                                   m->style, m->count));
+    throw pm::pm_error(pm::errc::bad_argument, fmt::format("{}: holds workload '{}', not '{}'", file.string(),
+                                                           pm::printable(recorded), workload));
+  pm::check_stored(file, "meta", "style", m->style, 0, 1);
+  const std::vector<param_spec> specs = w.parameters();
+  pm::check_stored(file, "meta", "parameter count", m->count, specs.size(), specs.size());
   run_meta out;
   out.s = style(m->style);
-  for (std::size_t i = 0; i < m->count; ++i)
-    out.p[std::string(m->entries[i].name, strnlen(m->entries[i].name, name_bytes))] = m->entries[i].value;
+  for (std::size_t i = 0; i < m->count; ++i) {
+    const std::string name(m->entries[i].name, strnlen(m->entries[i].name, name_bytes));
+    const bool known = std::any_of(specs.begin(), specs.end(), [&](const param_spec& s) { return s.name == name; });
+    if (!known || out.p.contains(name))
+      pm::throw_corrupt_region(file, "meta", fmt::format("parameter entry {} is named '{}', {} of workload '{}'", i,
+                                                         pm::printable(name), known ? "a second time a parameter" : "not a parameter",
+                                                         workload));
+    out.p[name] = m->entries[i].value;
+  }
   return out;
 }
 

@@ -57,8 +57,12 @@ void parse_param(std::string_view text, params& given) {
   const auto eq = text.find('=');
   std::uint64_t v = 0;
   const char* end = text.data() + text.size();
-  if (eq == std::string_view::npos || eq == 0 ||
-      std::from_chars(text.data() + eq + 1, end, v).ptr != end || eq + 1 == text.size())
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size())
+    throw config_error(fmt::format("parameter '{}' is not name=value with a non-negative integer value", text));
+  const auto [ptr, ec] = std::from_chars(text.data() + eq + 1, end, v);
+  if (ec == std::errc::result_out_of_range)
+    throw config_error(fmt::format("parameter '{}': the value exceeds 2^64-1", text));
+  if (ec != std::errc() || ptr != end)
     throw config_error(fmt::format("parameter '{}' is not name=value with a non-negative integer value", text));
   given[std::string(text.substr(0, eq))] = v;
 }

@@ -1,6 +1,7 @@
 #include "gpdb/gpdb.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <unordered_set>
@@ -8,6 +9,7 @@
 
 #include "common/careless_hcl.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
+#include "gpmx/pm/stored_value.hpp"
 #include "gpmx/support/hash_mix.hpp"
 
 namespace gpmx::apps::gpdb {
@@ -91,7 +93,28 @@ table_store table_store::create(const std::filesystem::path& dir, const shape& s
 table_store table_store::open(const std::filesystem::path& dir, pm::durability mode) {
   auto pool = std::make_unique<pm::pool>(pm::pool::open(dir / pool_name, mode));
   auto log = std::make_unique<pm::hcl_log>(pm::hcl_log::open(dir / log_name, mode));
-  return table_store(std::move(pool), std::move(log));
+  table_store out(std::move(pool), std::move(log));
+  out.check_stored_words();
+  return out;
+}
+
+// What create() and run_batch() can leave: capacity and max_ops sized to the
+// regions and the log, row counts within capacity.
+void table_store::check_stored_words() const {
+  const auto& file = pool_->path();
+  if (txn_.size() < 40) pm::throw_corrupt_value(file, "txn", "size", txn_.size(), "expected at least 40 bytes");
+  const std::uint64_t capacity = table_.size() / sizeof(row);
+  pm::check_stored(file, "txn", "capacity (word 3)", txn_word(w_capacity), 0, capacity);
+  pm::check_stored(file, "txn", "row count (word 1)", txn_word(w_rows), 0, txn_word(w_capacity));
+  pm::check_stored(file, "txn", "logged row count (word 2)", txn_word(w_rows_logged), 0, txn_word(w_rows));
+  const pm::hcl_view lv = log_->view();
+  pm::check_stored(file, "txn", "max_ops (word 4)", txn_word(w_max_ops), 1, std::uint64_t(lv.blocks) * lv.threads);
+  if (lv.threads != block || lv.blocks != blocks_for(txn_word(w_max_ops)))
+    pm::throw_corrupt_region(log_->file().path(), "gpmx.log.meta",
+                             fmt::format("a log of {} blocks of {} threads, but batches of {} operations use {} of {}",
+                                         lv.blocks, lv.threads, txn_word(w_max_ops), blocks_for(txn_word(w_max_ops)),
+                                         block));
+  state_.check(file);
 }
 
 std::uint64_t table_store::row_count() const { return txn_word(w_rows); }
@@ -153,6 +176,17 @@ bool table_store::recover(cpu::executor& ex) {
     state_.set(committed + 1, batch_phase::idle);
     return true;
   }
+  // Every entry names a row below the logged count (UPDATEs change loaded
+  // rows only), or undoing it would write elsewhere.
+  const std::uint64_t rows_before = txn_word(w_rows_logged);
+  log_->for_each_entry(sizeof(undo_entry), [&](std::uint64_t b, std::uint32_t t, const void* raw) {
+    undo_entry e;
+    std::memcpy(&e, raw, sizeof e);
+    if (e.index >= rows_before)
+      pm::throw_corrupt_value(log_->file().path(), "gpmx.hcl.data",
+                              fmt::format("row of an undo entry of thread {} of block {}", t, b), e.index,
+                              fmt::format("the batch began with {} rows", rows_before));
+  });
   const pm::hcl_view log = log_->view();
   ex.launch({dim3(log.blocks), dim3(log.threads), 0, "gpdb_recover"},
             [](auto& t, pm::hcl_view l, pm::pm_span<row> table) {

@@ -92,6 +92,8 @@ class table_store {
   table_store(std::unique_ptr<pm::pool> pool, std::unique_ptr<pm::hcl_log> log);
   std::uint64_t& txn_word(std::size_t i) const { return txn_.as<std::uint64_t>()[i]; }
   void set_txn_word(std::size_t i, std::uint64_t v);
+  // Throws pm_error(corrupt_value) naming a word of "txn" a run cannot leave.
+  void check_stored_words() const;
 
   std::unique_ptr<pm::pool> pool_;
   std::unique_ptr<pm::hcl_log> log_;

@@ -100,7 +100,7 @@ class gpdb_workload final : public workload {
   recover_report recover(const env& e) override {
     require_file(e.dir, "gpdb.pool", name());
     auto db = gpdb::table_store::open(e.dir, e.mode);
-    (void)read_meta(db.pool(), name());
+    (void)read_meta(db.pool(), *this);
     const auto start = clock_type::now();
     const std::uint64_t committed = db.committed_batches();
     recover_report r;
@@ -117,7 +117,8 @@ class gpdb_workload final : public workload {
   verify_report verify(const env& e) override {
     require_file(e.dir, "gpdb.pool", name());
     auto db = gpdb::table_store::open(e.dir, e.mode);
-    const gpdb::shape s = shape_of(read_meta(db.pool(), name()).p);
+    const run_meta m = read_meta(db.pool(), *this);
+    const gpdb::shape s = check_recorded(db.pool(), [&] { return shape_of(m.p); });
     verify_report v;
     const std::uint64_t committed = db.committed_batches();
     if (db.batch_in_flight()) {

@@ -7,6 +7,7 @@
 
 #include "common/careless_hcl.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
+#include "gpmx/pm/stored_value.hpp"
 #include "gpmx/support/hash_mix.hpp"
 
 namespace gpmx::apps::gpkvs {
@@ -19,6 +20,13 @@ constexpr const char* log_name = "gpkvs.log";
 struct undo_entry {
   std::uint64_t slot, key, value;
 };
+
+// Limits create() enforces, so open() can tell a stored size it never wrote.
+constexpr std::uint64_t max_sets = 1u << 26;
+constexpr std::uint64_t max_batch_pairs = 1u << 22;
+
+// The undo log has one thread per way of every pair of a batch.
+std::uint32_t log_blocks(std::uint32_t max_batch) { return (max_batch * ways + block - 1) / block; }
 
 }  // namespace
 
@@ -41,9 +49,10 @@ store::store(std::unique_ptr<pm::pool> pool, std::unique_ptr<pm::hcl_log> log, p
       state_(txn_, 0) {}
 
 store store::create(const std::filesystem::path& dir, params p, pm::durability mode) {
-  if (p.sets == 0 || p.max_batch == 0)
-    throw pm::pm_error(pm::errc::bad_argument, fmt::format("gpkvs: {} sets and batches of {}; both must be positive",
-                                                           p.sets, p.max_batch));
+  if (p.sets == 0 || p.max_batch == 0 || p.sets > max_sets || p.max_batch > max_batch_pairs)
+    throw pm::pm_error(pm::errc::bad_argument,
+                       fmt::format("gpkvs: {} sets and batches of {}; must be 1 to {} and 1 to {}", p.sets,
+                                   p.max_batch, max_sets, max_batch_pairs));
   std::filesystem::create_directories(dir);
   const std::uint64_t table_bytes = std::uint64_t(p.sets) * ways * sizeof(kv_pair);
   auto pool = std::make_unique<pm::pool>(pm::pool::create(dir / pool_name, table_bytes + (1 << 20), {.mode = mode}));
@@ -52,7 +61,7 @@ store store::create(const std::filesystem::path& dir, params p, pm::durability m
   const std::uint64_t params_words[2] = {p.sets, p.max_batch};
   std::memcpy(txn.data() + 16, params_words, sizeof params_words);
   txn.persist();
-  const std::uint32_t blocks = (p.max_batch * ways + block - 1) / block;
+  const std::uint32_t blocks = log_blocks(p.max_batch);
   auto log = std::make_unique<pm::hcl_log>(
       pm::hcl_log::create(dir / log_name, std::uint64_t(blocks) * block * 4 * sizeof(undo_entry), blocks, block, mode));
   return store(std::move(pool), std::move(log), p);
@@ -60,10 +69,26 @@ store store::create(const std::filesystem::path& dir, params p, pm::durability m
 
 store store::open(const std::filesystem::path& dir, pm::durability mode) {
   auto pool = std::make_unique<pm::pool>(pm::pool::open(dir / pool_name, mode));
+  const auto& file = pool->path();
+  const pm::region txn = pool->find("txn");
+  if (txn.size() < 32) pm::throw_corrupt_value(file, "txn", "size", txn.size(), "expected at least 32 bytes");
   std::uint64_t params_words[2];
-  std::memcpy(params_words, pool->find("txn").data() + 16, sizeof params_words);
+  std::memcpy(params_words, txn.data() + 16, sizeof params_words);
+  const params p{std::uint32_t(pm::check_stored(file, "txn", "sets (word 2)", params_words[0], 1, max_sets)),
+                 std::uint32_t(pm::check_stored(file, "txn", "max_batch (word 3)", params_words[1], 1, max_batch_pairs))};
+  const std::uint64_t table_bytes = pool->find("table").size();
+  if (table_bytes != std::uint64_t(p.sets) * ways * sizeof(kv_pair))
+    pm::throw_corrupt_value(file, "table", "size", table_bytes,
+                            fmt::format("{} sets of {} ways need {} bytes", p.sets, ways, std::uint64_t(p.sets) * ways * sizeof(kv_pair)));
   auto log = std::make_unique<pm::hcl_log>(pm::hcl_log::open(dir / log_name, mode));
-  return store(std::move(pool), std::move(log), {std::uint32_t(params_words[0]), std::uint32_t(params_words[1])});
+  const pm::hcl_view lv = log->view();
+  if (lv.threads != block || lv.blocks != log_blocks(p.max_batch))
+    pm::throw_corrupt_region(log->file().path(), "gpmx.log.meta",
+                             fmt::format("a log of {} blocks of {} threads, but batches of {} pairs use {} of {}",
+                                         lv.blocks, lv.threads, p.max_batch, log_blocks(p.max_batch), block));
+  store out(std::move(pool), std::move(log), p);
+  out.state_.check(file);
+  return out;
 }
 
 // The transaction word is txn[0] (common/batch_state.hpp).
@@ -140,6 +165,16 @@ bool store::recover(cpu::executor& ex) {
     state_.set(committed + 1, batch_phase::idle);
     return true;
   }
+  // Every entry names a slot of the table, or undoing it would write elsewhere.
+  const std::uint64_t slots = table_.size() / sizeof(kv_pair);
+  log_->for_each_entry(sizeof(undo_entry), [&](std::uint64_t b, std::uint32_t t, const void* raw) {
+    undo_entry e;
+    std::memcpy(&e, raw, sizeof e);
+    if (e.slot >= slots)
+      pm::throw_corrupt_value(log_->file().path(), "gpmx.hcl.data",
+                              fmt::format("slot of an undo entry of thread {} of block {}", t, b), e.slot,
+                              fmt::format("the table has {} slots", slots));
+  });
   const pm::hcl_view log = log_->view();
   ex.launch({dim3(log.blocks), dim3(log.threads), 0, "gpkvs_recover"},
             [](auto& t, pm::hcl_view l, pm::pm_span<kv_pair> table) {

@@ -11,6 +11,7 @@
 #include "common/workload.hpp"
 #include "gpkvs/gpkvs.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/pm/stored_value.hpp"
 #include "gpmx/support/elapsed.hpp"
 
 namespace gpmx::apps {
@@ -99,7 +100,7 @@ class gpkvs_workload final : public workload {
   recover_report recover(const env& e) override {
     require_file(e.dir, "gpkvs.pool", name());
     auto kvs = gpkvs::store::open(e.dir, e.mode);
-    (void)read_meta(kvs.pool(), name());
+    (void)read_meta(kvs.pool(), *this);
     const auto start = clock_type::now();
     const std::uint64_t committed = kvs.committed_batches();
     recover_report r;
@@ -115,8 +116,12 @@ class gpkvs_workload final : public workload {
   verify_report verify(const env& e) override {
     require_file(e.dir, "gpkvs.pool", name());
     auto kvs = gpkvs::store::open(e.dir, e.mode);
-    const run_meta m = read_meta(kvs.pool(), name());
-    const kvs_shape s = shape_of(m.p);
+    const run_meta m = read_meta(kvs.pool(), *this);
+    const kvs_shape s = check_recorded(kvs.pool(), [&] { return shape_of(m.p); });
+    if (s.sets != kvs.parameters().sets)  // the replay would read past the table
+      pm::throw_corrupt_region(kvs.pool().path(), "meta",
+                               fmt::format("the recorded sets={} differ from the table's {} sets", s.sets,
+                                           kvs.parameters().sets));
     verify_report v;
     if (kvs.batch_in_flight()) {
       v.detail = fmt::format("batch {} is in flight: recover first", kvs.committed_batches());

@@ -89,7 +89,7 @@ class hashmap_workload final : public workload {
   recover_report recover(const env& e) override {
     require_file(e.dir, "hashmap.pool", name());
     auto hm = hashmap::store::open(e.dir, e.mode);
-    (void)read_meta(hm.pool(), name());
+    (void)read_meta(hm.pool(), *this);
     const auto start = clock_type::now();
     const std::uint64_t committed = hm.committed_batches();
     recover_report r;
@@ -105,7 +105,8 @@ class hashmap_workload final : public workload {
   verify_report verify(const env& e) override {
     require_file(e.dir, "hashmap.pool", name());
     auto hm = hashmap::store::open(e.dir, e.mode);
-    const hm_shape s = shape_of(read_meta(hm.pool(), name()).p);
+    const run_meta m = read_meta(hm.pool(), *this);
+    const hm_shape s = check_recorded(hm.pool(), [&] { return shape_of(m.p); });
     verify_report v;
     const std::uint64_t committed = hm.committed_batches();
     if (hm.batch_in_flight()) {

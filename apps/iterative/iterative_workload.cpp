@@ -110,10 +110,10 @@ run_report checkpointed_workload::run(const env& e, const params& p, style s) {
 recover_report checkpointed_workload::recover(const env& e) {
   require_file(e.dir, pool_file(name()), name());
   auto pool = pm::pool::open(e.dir / pool_file(name()), e.mode);
-  const run_meta m = read_meta(pool, name());
-  const schedule sc = schedule_of(name(), m.p);
+  const run_meta m = read_meta(pool, *this);
+  const schedule sc = check_recorded(pool, [&] { return schedule_of(name(), m.p); });
   const auto start = clock_type::now();
-  auto a = make_app(m.p);
+  auto a = check_recorded(pool, [&] { return make_app(m.p); });
   auto cp = pm::checkpoint::open(e.dir / cp_file(name()), e.mode);
   progress pr;
   register_all(cp, *a, pr);
@@ -133,9 +133,9 @@ recover_report checkpointed_workload::recover(const env& e) {
 verify_report checkpointed_workload::verify(const env& e) {
   require_file(e.dir, pool_file(name()), name());
   auto pool = pm::pool::open(e.dir / pool_file(name()), e.mode);
-  const run_meta m = read_meta(pool, name());
-  const schedule sc = schedule_of(name(), m.p);
-  auto a = make_app(m.p);
+  const run_meta m = read_meta(pool, *this);
+  const schedule sc = check_recorded(pool, [&] { return schedule_of(name(), m.p); });
+  auto a = check_recorded(pool, [&] { return make_app(m.p); });
   auto cp = pm::checkpoint::open(e.dir / cp_file(name()), e.mode);
   progress pr;
   register_all(cp, *a, pr);

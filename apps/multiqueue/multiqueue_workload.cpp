@@ -111,7 +111,7 @@ class multiqueue_workload final : public workload {
   recover_report recover(const env& e) override {
     require_file(e.dir, "multiqueue.pool", name());
     auto q = mq::store::open(e.dir, e.mode);
-    (void)read_meta(q.pool(), name());
+    (void)read_meta(q.pool(), *this);
     const auto start = clock_type::now();
     const std::uint64_t committed = q.committed_batches();
     recover_report r;
@@ -125,7 +125,8 @@ class multiqueue_workload final : public workload {
   verify_report verify(const env& e) override {
     require_file(e.dir, "multiqueue.pool", name());
     auto q = mq::store::open(e.dir, e.mode);
-    const mq::shape s = shape_of(read_meta(q.pool(), name()).p);
+    const run_meta m = read_meta(q.pool(), *this);
+    const mq::shape s = check_recorded(q.pool(), [&] { return shape_of(m.p); });
     verify_report v;
     const std::uint64_t committed = q.committed_batches();
     if (q.batch_in_flight()) {

@@ -47,11 +47,11 @@ struct opened {
   chunked_shape shape;
 };
 template <class Job>
-opened<Job> open_job(const env& e, const char* pool_file, std::string_view workload) {
-  require_file(e.dir, pool_file, workload);
+opened<Job> open_job(const env& e, const char* pool_file, const workload& w) {
+  require_file(e.dir, pool_file, w.name());
   auto pool = std::make_unique<pm::pool>(pm::pool::open(e.dir / pool_file, e.mode));
-  run_meta m = read_meta(*pool, workload);
-  const chunked_shape s = chunked_shape_of(workload, m.p);
+  run_meta m = read_meta(*pool, w);
+  const chunked_shape s = check_recorded(*pool, [&] { return chunked_shape_of(w.name(), m.p); });
   return {Job::open(std::move(pool), s), std::move(m), s};
 }
 

@@ -45,7 +45,7 @@ class prefix_sum_workload final : public workload {
   }
 
   recover_report recover(const env& e) override {
-    auto [job, m, s] = native::open_job<prefix_sum::job>(e, prefix_sum::pool_file, name());
+    auto [job, m, s] = native::open_job<prefix_sum::job>(e, prefix_sum::pool_file, *this);
     recover_report r;
     const stage at = job.current_stage();
     if (at == stage::done) {
@@ -66,7 +66,7 @@ class prefix_sum_workload final : public workload {
   }
 
   verify_report verify(const env& e) override {
-    auto [job, m, s] = native::open_job<prefix_sum::job>(e, prefix_sum::pool_file, name());
+    auto [job, m, s] = native::open_job<prefix_sum::job>(e, prefix_sum::pool_file, *this);
     verify_report v;
     const stage at = job.current_stage();
     if (at > stage::done) {

@@ -45,7 +45,7 @@ class reduction_workload final : public workload {
   }
 
   recover_report recover(const env& e) override {
-    auto [job, m, s] = native::open_job<reduction::job>(e, reduction::pool_file, name());
+    auto [job, m, s] = native::open_job<reduction::job>(e, reduction::pool_file, *this);
     recover_report r;
     if (job.finished()) {
       r.what = fmt::format("nothing to do: the total {} is persisted", job.total());
@@ -62,7 +62,7 @@ class reduction_workload final : public workload {
   }
 
   verify_report verify(const env& e) override {
-    auto [job, m, s] = native::open_job<reduction::job>(e, reduction::pool_file, name());
+    auto [job, m, s] = native::open_job<reduction::job>(e, reduction::pool_file, *this);
     verify_report v;
     if (!job.finished()) {
       v.detail = fmt::format("the total is not persisted ({} of {} partial sums are): recover first",

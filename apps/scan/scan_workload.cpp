@@ -50,7 +50,7 @@ class scan_workload final : public workload {
   }
 
   recover_report recover(const env& e) override {
-    auto [job, m, s] = native::open_job<scan::job>(e, scan::pool_file, name());
+    auto [job, m, s] = native::open_job<scan::job>(e, scan::pool_file, *this);
     recover_report r;
     const std::uint64_t arrays = job.progress().size();
     if (job.finished()) {
@@ -70,7 +70,7 @@ class scan_workload final : public workload {
   }
 
   verify_report verify(const env& e) override {
-    auto [job, m, s] = native::open_job<scan::job>(e, scan::pool_file, name());
+    auto [job, m, s] = native::open_job<scan::job>(e, scan::pool_file, *this);
     verify_report v;
     const auto progress = job.progress();
     for (std::size_t b = 0; b < progress.size(); ++b) {

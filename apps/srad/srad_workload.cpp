@@ -83,8 +83,8 @@ class srad_workload final : public workload {
   recover_report recover(const env& e) override {
     require_file(e.dir, pool_file, name());
     auto img = srad::state::open(e.dir, e.mode);
-    const run_meta m = read_meta(img.pool(), name());
-    const srad_shape s = shape_of(m.p);
+    const run_meta m = read_meta(img.pool(), *this);
+    const srad_shape s = check_recorded(img.pool(), [&] { return shape_of(m.p); });
     const srad::progress at = img.where();
     const auto start = clock_type::now();
     const std::uint32_t ran = img.advance(e.ex, s.iterations, s.lambda, m.s);
@@ -101,7 +101,8 @@ class srad_workload final : public workload {
   verify_report verify(const env& e) override {
     require_file(e.dir, pool_file, name());
     auto img = srad::state::open(e.dir, e.mode);
-    const srad_shape s = shape_of(read_meta(img.pool(), name()).p);
+    const run_meta m = read_meta(img.pool(), *this);
+    const srad_shape s = check_recorded(img.pool(), [&] { return shape_of(m.p); });
     verify_report v;
     const srad::progress at = img.where();
     if (at.iterations_done < s.iterations) {

@@ -1,5 +1,9 @@
 #include "gpmx/check/check_run.hpp"
 
+#include <system_error>
+
+#include "gpmx/support/interrupt_cleanup.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
@@ -7,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <unordered_set>
 
 #include "gpmx/check/crash_point.hpp"
@@ -73,15 +78,26 @@ std::string cause_key(const trace::trace& t, const missing_order& m) {
                      site(m.release_event));
 }
 
-// Files of the traced program's directory that are not pools: copied as they are.
+// Files beside the traced pools that are not pools themselves, copied as
+// they are into every image: only the regular files of the directories that
+// hold a pool (not their subdirectories: a pool at the top of a large tree
+// must not copy the tree), and only those under root.
 std::vector<fs::path> other_files(const fs::path& root, const trace::trace& t) {
   std::vector<fs::path> out;
   if (root.empty() || !fs::is_directory(root)) return out;
+  const fs::path top = fs::absolute(root).lexically_normal();
   std::unordered_set<std::string> pools;
-  for (const trace::pool_image& p : t.pools) pools.insert(fs::absolute(p.path).lexically_normal().string());
-  for (const auto& entry : fs::recursive_directory_iterator(root))
-    if (entry.is_regular_file() && !pools.contains(fs::absolute(entry.path()).lexically_normal().string()))
-      out.push_back(entry.path().lexically_relative(root));
+  std::set<fs::path> dirs;
+  for (const trace::pool_image& p : t.pools) {
+    const fs::path path = fs::absolute(p.path).lexically_normal();
+    pools.insert(path.string());
+    const fs::path rel = path.parent_path().lexically_relative(top);
+    if (!rel.empty() && *rel.begin() != ".." && fs::is_directory(path.parent_path())) dirs.insert(path.parent_path());
+  }
+  for (const fs::path& dir : dirs)
+    for (const auto& entry : fs::directory_iterator(dir))
+      if (entry.is_regular_file() && !pools.contains(fs::absolute(entry.path()).lexically_normal().string()))
+        out.push_back(fs::absolute(entry.path()).lexically_normal().lexically_relative(top));
   return out;
 }
 
@@ -138,6 +154,10 @@ class checker {
     strategy_options s = o_.strategy;
     if (o_.max_images) {
       const std::size_t left = o_.max_images > r_.images ? o_.max_images - r_.images : 0;
+      if (left == 0) {  // the budget is spent: this crash point goes unchecked
+        r_.complete = r_.covers_all = false;
+        return;
+      }
       const std::size_t share = std::max<std::size_t>(1, (left + crash_points_left - 1) / crash_points_left);
       s.cap = std::min(s.cap, share);
       s.random_images = std::min(s.random_images, share);
@@ -150,6 +170,10 @@ class checker {
     r_.covers_all = r_.covers_all && images.covers_all;
     for (const store_set& image : images.images) {
       if (stopped()) return;
+      if (o_.max_images && r_.images >= o_.max_images) {
+        r_.complete = r_.covers_all = false;
+        return;
+      }
       if (!seen_.insert(hash_set(image)).second) {
         ++r_.duplicate_images;
         continue;
@@ -293,7 +317,16 @@ class checker {
 
 check_report check_trace(const trace::trace& t, const image_target& target, const check_options& options) {
   if (options.work_dir.empty()) throw check_error("check: no scratch directory for the images was given");
-  return checker(t, target, options).run();
+  // The images are scratch: removed on an interrupt, and on an error once
+  // the checker has reaped its children (as run() removes them at its end).
+  const interrupt_cleanup::scratch_path on_interrupt(options.work_dir);
+  try {
+    return checker(t, target, options).run();
+  } catch (...) {
+    std::error_code ec;  // the error being thrown is the one to report
+    fs::remove_all(options.work_dir, ec);
+    throw;
+  }
 }
 
 }  // namespace gpmx::check

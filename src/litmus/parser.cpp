@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -70,6 +71,27 @@ class parser {
   program prog_;
   thread* thr_ = nullptr;
   int hidden_ = 0;
+  int depth_ = 0;  // nesting of blocks, parentheses, unary and binary operators around the parser's position
+
+  // Deeper nesting than this is refused with the position where it passes
+  // the limit: the parser, the evaluator and the tree's destructor all
+  // recurse once per level, and a deep enough file would overflow the stack.
+  static constexpr int max_depth = 256;
+  class nesting {
+   public:
+    nesting(parser& p, const src_pos& at) : p_(p) {
+      if (++p_.depth_ > max_depth) {
+        --p_.depth_;
+        p_.fail(at, fmt::format("nesting deeper than {} levels (blocks, parentheses and operators)", max_depth));
+      }
+    }
+    ~nesting() { --p_.depth_; }
+    nesting(const nesting&) = delete;
+    nesting& operator=(const nesting&) = delete;
+
+   private:
+    parser& p_;
+  };
 
   [[noreturn]] void fail(src_pos p, const std::string& msg) const { throw parse_error(file_, p, msg); }
   const token& peek(std::size_t k = 0) const { return toks_[std::min(i_ + k, toks_.size() - 1)]; }
@@ -230,6 +252,7 @@ class parser {
   }
 
   void block() {
+    const nesting n(*this, peek().pos);
     expect("{");
     while (!accept("}")) {
       if (at_end()) fail(peek().pos, "unexpected end of file inside a block");
@@ -319,6 +342,7 @@ class parser {
   }
 
   void if_stmt() {
+    const nesting n(*this, peek().pos);  // an else-if chain recurses here
     const token& kw = toks_[i_++];
     expect("(");
     instr br;
@@ -448,12 +472,14 @@ class parser {
         {"*", "/", "%"}};
     if (level == static_cast<int>(levels.size())) return unary(in_cond);
     expr lhs = binary_level(level + 1, in_cond);
+    std::vector<std::unique_ptr<nesting>> chain;  // each operator of a chain nests its left side one deeper
     for (;;) {
       const char* found = nullptr;
       if (peek().kind == token_kind::punct)
         for (const char* op : levels[static_cast<std::size_t>(level)])
           if (peek().text == op) found = op;
       if (found == nullptr) return lhs;
+      chain.push_back(std::make_unique<nesting>(*this, peek().pos));
       ++i_;
       expr rhs = binary_level(level + 1, in_cond);
       lhs = binary(found, std::move(lhs), std::move(rhs));
@@ -463,6 +489,7 @@ class parser {
   expr unary(bool in_cond) {
     const token& t = peek();
     if (t.kind == token_kind::punct && (t.text == "!" || t.text == "-" || t.text == "~")) {
+      const nesting n(*this, t.pos);
       ++i_;
       expr e;
       e.kind = expr_kind::unary;
@@ -476,7 +503,9 @@ class parser {
 
   expr primary(bool in_cond) {
     const token& t = peek();
-    if (accept("(")) {
+    if (is("(")) {
+      const nesting n(*this, t.pos);
+      ++i_;
       expr e = expression(in_cond);
       expect(")");
       return e;

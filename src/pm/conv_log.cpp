@@ -1,8 +1,10 @@
 #include "gpmx/pm/conv_log.hpp"
 
 #include <cstring>
+#include <string>
 #include <fmt/format.h>
 
+#include "gpmx/pm/stored_value.hpp"
 #include "log_meta.hpp"
 
 namespace gpmx::pm {
@@ -42,9 +44,40 @@ conv_log conv_log::create(const std::filesystem::path& path, std::uint64_t bytes
   return conv_log(std::move(p), v, std::move(locks));
 }
 
+namespace {
+// The stored geometry must be one create() can make and match the regions'
+// sizes; every tail must end on a whole record inside its partition, and the
+// size word of the record it ends must fit before it.
+void check_stored_log(pool& p, const log_meta::record& m) {
+  const auto& f = p.path();
+  check_stored(f, log_meta::region_name, "partitions", m.partitions, 1, 0xffffffffull);
+  check_stored(f, log_meta::region_name, "partition_bytes", m.partition_bytes, 16, ~0ull / m.partitions);
+  if (m.partition_bytes % 8 != 0)
+    throw_corrupt_value(f, log_meta::region_name, "partition_bytes", m.partition_bytes, "expected a multiple of 8");
+  const region data = p.find(data_name), tails = p.find(tails_name);
+  if (tails.size() != m.partitions * 8)
+    throw_corrupt_value(f, tails_name, "size", tails.size(), fmt::format("{} partitions need {} bytes", m.partitions, m.partitions * 8));
+  if (data.size() != m.partitions * m.partition_bytes)
+    throw_corrupt_value(f, data_name, "size", data.size(),
+                        fmt::format("{} partitions of {} bytes need {}", m.partitions, m.partition_bytes, m.partitions * m.partition_bytes));
+  const auto* t = reinterpret_cast<const std::uint64_t*>(tails.data());
+  for (std::uint64_t i = 0; i < m.partitions; ++i) {
+    const std::string field = fmt::format("tail of partition {}", i);
+    if (t[i] > m.partition_bytes || t[i] % 8 != 0)
+      throw_corrupt_value(f, tails_name, field, t[i], fmt::format("expected a multiple of 8 up to {}", m.partition_bytes));
+    std::uint64_t size = 0;
+    if (t[i] > 0) std::memcpy(&size, data.data() + i * m.partition_bytes + t[i] - 8, 8);
+    if (t[i] > 0 && size > t[i] - 8)
+      throw_corrupt_value(f, data_name, fmt::format("size of the last entry of partition {}", i), size,
+                          fmt::format("the partition's tail leaves at most {} bytes for it", t[i] - 8));
+  }
+}
+}  // namespace
+
 conv_log conv_log::open(const std::filesystem::path& path, durability mode) {
   auto p = std::make_unique<pool>(pool::open(path, mode));
   const log_meta::record m = log_meta::read(*p, log_meta::conventional);
+  check_stored_log(*p, m);
   auto locks = unlocked(m.partitions);  // locks are volatile: a restart frees them
   const conv_view v = make_view(*p, m, locks.get());
   return conv_log(std::move(p), v, std::move(locks));

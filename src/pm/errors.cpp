@@ -25,6 +25,7 @@ const char* to_string(errc c) {
     case errc::checkpoint_full: return "checkpoint_full";
     case errc::no_consistent_copy: return "no_consistent_copy";
     case errc::registration_mismatch: return "registration_mismatch";
+    case errc::corrupt_value: return "corrupt_value";
   }
   return "?";
 }
@@ -36,7 +37,8 @@ error_code error_code_of(errc c) {
     case errc::not_a_pool:
     case errc::wrong_version:
     case errc::truncated:
-    case errc::checksum_mismatch: return error_code::corrupt_data;
+    case errc::checksum_mismatch:
+    case errc::corrupt_value: return error_code::corrupt_data;
     case errc::table_full:
     case errc::out_of_space:
     case errc::log_entry_too_large:

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,9 +12,12 @@
 #include <utility>
 
 #include "gpmx/support/error.hpp"
+#include "gpmx/support/interrupt_cleanup.hpp"
 
 namespace gpmx {
 namespace {
+
+child_exit exit_of(int status);
 
 [[noreturn]] void fail(std::string_view what, std::string_view purpose, int err) {
   throw error(error_code::io, "cannot " + std::string(what) + " to " + std::string(purpose) + ": " + std::strerror(err));
@@ -21,9 +25,25 @@ namespace {
 
 }  // namespace
 
+void die_with(pid_t parent) {
+  // The kernel sends SIGKILL when the parent ends, however it ends. If it
+  // ended before prctl ran, this process was already re-parented: end now.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(2);
+  // The parent may block these signals while it waits for them on a thread
+  // of its own (interrupt_cleanup.hpp); the child takes them as usual.
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGTERM);
+  sigaddset(&s, SIGHUP);
+  ::pthread_sigmask(SIG_UNBLOCK, &s, nullptr);
+}
+
 child_process child_process::start(std::string_view purpose, const std::function<int(int report_fd)>& body) {
   int fds[2];
   if (::pipe(fds) != 0) fail("create a pipe", purpose, errno);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int err = errno;
@@ -33,6 +53,7 @@ child_process child_process::start(std::string_view purpose, const std::function
   }
   if (pid == 0) {
     ::close(fds[0]);
+    die_with(parent);
     int status = 2;
     try {
       status = body(fds[1]);
@@ -41,6 +62,7 @@ child_process child_process::start(std::string_view purpose, const std::function
     ::_exit(status);  // no destructors or atexit handlers of the parent's state
   }
   ::close(fds[1]);
+  interrupt_cleanup::add_child(pid);
   return child_process(pid, fds[0]);
 }
 
@@ -102,9 +124,33 @@ child_exit child_process::wait() {
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   reaped_ = true;
-  if (WIFSIGNALED(status)) exit_ = {-1, WTERMSIG(status)};
-  else exit_ = {WEXITSTATUS(status), 0};
+  interrupt_cleanup::remove_child(pid_);
+  exit_ = exit_of(status);
   return exit_;
+}
+
+namespace {
+child_exit exit_of(int status) {
+  if (WIFSIGNALED(status)) return {-1, WTERMSIG(status)};
+  return {WEXITSTATUS(status), 0};
+}
+}  // namespace
+
+child_exit run_shell(const std::string& command) {
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) fail("fork a child", "run '" + command + "'", errno);
+  if (pid == 0) {
+    die_with(parent);
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);  // as the shell reports a command it cannot run
+  }
+  interrupt_cleanup::add_child(pid);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  interrupt_cleanup::remove_child(pid);
+  return exit_of(status);
 }
 
 }  // namespace gpmx

@@ -15,6 +15,7 @@ scratch_dir::scratch_dir(const std::filesystem::path& parent, std::string_view s
   std::snprintf(suffix, sizeof suffix, "%x%x", rd(), rd());
   path_ = (parent.empty() ? std::filesystem::temp_directory_path() : parent) /
           ("gpmx-" + std::string(stem) + "-" + suffix);
+  on_interrupt_ = std::make_unique<interrupt_cleanup::scratch_path>(path_);
   std::filesystem::create_directories(path_);
 }
 

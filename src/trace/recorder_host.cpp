@@ -12,6 +12,9 @@ namespace {
 // Compared page by page: most of a pool is unchanged between two host
 // persists, and memcmp of a page is far cheaper than a byte loop.
 constexpr std::uint64_t page_bytes = 4096;
+// The unit host stores are recorded in (a divisor of page_bytes and of max_value_bytes).
+constexpr std::uint64_t host_word_bytes = 8;
+static_assert(page_bytes % host_word_bytes == 0 && max_value_bytes % host_word_bytes == 0);
 
 }  // namespace
 
@@ -67,14 +70,22 @@ void recorder::record_changes(watched_pool& w, const event& as) {
   for (std::uint64_t page = 0; page < w.length; page += page_bytes) {
     const std::uint64_t end = std::min(w.length, page + page_bytes);
     if (std::memcmp(w.base + page, w.shadow.data() + page, end - page) == 0) continue;
+    // Changed bytes are recorded a whole aligned word at a time: which
+    // bytes of a word happen to keep their value (a zero byte of a random
+    // uuid) then cannot change how a run splits into events, so a program
+    // with a fixed seed gives the same events and positions every time.
+    auto word_changed = [&](std::uint64_t w0) {
+      const std::uint64_t w1 = std::min(end, w0 + host_word_bytes);
+      return std::memcmp(w.base + w0, w.shadow.data() + w0, w1 - w0) != 0;
+    };
     for (std::uint64_t at = page; at < end;) {
-      if (w.base[at] == w.shadow[at]) {
-        ++at;
+      if (!word_changed(at)) {
+        at = std::min(end, at + host_word_bytes);
         continue;
       }
-      // A run of changed bytes, cut into stores of at most max_value_bytes.
+      // A run of changed words, cut into stores of at most max_value_bytes.
       std::uint64_t stop = at;
-      while (stop < end && stop - at < max_value_bytes && w.base[stop] != w.shadow[stop]) ++stop;
+      while (stop < end && stop - at < max_value_bytes && word_changed(stop)) stop = std::min(end, stop + host_word_bytes);
       event e = as;
       e.kind = event_kind::pm_write;
       e.address = reinterpret_cast<std::uintptr_t>(w.base) + at;

@@ -11,10 +11,13 @@
 
 #include "checker/workload_check.hpp"
 #include "commands.hpp"
+#include "common/directory_lock.hpp"
 #include "common/registry.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/support/child_process.hpp"
 #include "gpmx/trace/trace_file.hpp"
 #include "kv_table.hpp"
+#include "option_checks.hpp"
 #include "progress_bar.hpp"
 
 namespace gpmx::cli {
@@ -52,9 +55,10 @@ void list_bugs(bool json) {
 check::image_target command_target(const std::string& cmd) {
   return [cmd](const fs::path& dir) {
     ::setenv("GPMX_IMAGE_DIR", dir.c_str(), 1);
-    const int status = std::system(cmd.c_str());
-    if (status == 0) return check::image_verdict{true, {}};
-    return check::image_verdict{false, fmt::format("'{}' exited with status {}", cmd, status)};
+    const child_exit end = run_shell(cmd);  // dies with this image's child, so a timeout or a signal leaves no command behind
+    if (end.exited_with(0)) return check::image_verdict{true, {}};
+    if (end.signal != 0) return check::image_verdict{false, fmt::format("'{}' was ended by signal {}", cmd, end.signal)};
+    return check::image_verdict{false, fmt::format("'{}' exited with status {}", cmd, end.status)};
   };
 }
 
@@ -126,10 +130,23 @@ check::check_options options_from(const check_args& a, check::persist_model mode
 }
 
 // --at beyond the trace is a bad argument, found once the trace is known.
+// --at positions lie within the trace and after its first kernel launch:
+// before it the program is still setting up and has nothing to recover, so
+// every image there would be reported as a failure of correct code.
 void check_positions(const check_args& a, const trace::trace& t) {
-  for (std::uint64_t p : a.at)
+  std::uint64_t first_launch = t.events.size();
+  for (std::uint64_t i = 0; i < t.events.size(); ++i)
+    if (t.events[i].kind == trace::event_kind::kernel_begin) {
+      first_launch = i;
+      break;
+    }
+  for (std::uint64_t p : a.at) {
     if (p > t.events.size())
       throw config_error(fmt::format("--at {}: the trace has only {} events", p, t.events.size()));
+    if (p < first_launch)
+      throw config_error(fmt::format("--at {}: lies before the first kernel launch (event {}), in the set-up, "
+                                     "which has nothing to recover yet", p, first_launch));
+  }
 }
 
 // Checks with a progress bar, prints the report, exits 1 on a failure.
@@ -150,6 +167,7 @@ void check_trace_file(const check_args& a) {
   check::check_options o = options_from(a, check::parse_model(a.model.empty() ? "sbrp" : a.model));
   o.root = a.root.empty() ? fs::path(t.pools.front().path).parent_path() : fs::path(a.root);
   o.work_dir = fs::path(a.data) / "check-trace" / "images";
+  const auto lock = apps::lock_workload_directory(fs::path(a.data) / "check-trace", true);
   o.keep_failures = fs::path(a.data) / "check-trace";
   check_and_report(a.trace_file, t, command_target(a.verify_cmd), o, a);
 }
@@ -171,6 +189,7 @@ void check_workload(const check_args& a) {
   check::check_options o = options_from(a, check::parse_model(model_text));
 
   const fs::path base = fs::absolute(fs::path(a.data) / "check" / a.workload);
+  const auto lock = apps::lock_workload_directory(base, true);
   o.root = base / "traced";
   o.work_dir = base / "images";
   o.keep_failures = base;
@@ -218,7 +237,9 @@ void register_check(CLI::App& app) {
   sub->add_option("--crash-points", a->crash_points, "check at most N crash points, evenly spread (0: all)");
   sub->add_option("-p,--param", a->param_texts, "NAME=VALUE, repeatable (applied over the test sizes)");
   sub->add_option("--jobs", a->jobs, "images checked at once (default: every core)");
-  sub->add_option("--timeout", a->timeout, "seconds one image's recovery and check may take")->capture_default_str();
+  sub->add_option("--timeout", a->timeout, "seconds one image's recovery and check may take")
+      ->capture_default_str()
+      ->check(positive_seconds());
   sub->add_option("--data", a->data, "scratch directory (DATA/check/W)")->capture_default_str();
   sub->add_option("--trace", a->trace_file, "check this trace file (gpmx trace, or a program's own recording)");
   sub->add_option("--root", a->root, "with --trace: the directory the program kept its pools in");
@@ -229,6 +250,14 @@ void register_check(CLI::App& app) {
   sub->add_flag("--list-bugs", a->list_bugs, "list the seeded bugs: workload, bug, description");
   sub->add_flag("--json", a->json, "print the report as JSON");
   sub->add_flag("-q,--quiet", a->quiet, "no progress bar");
+  // Options that would otherwise be silently ignored together.
+  auto* trace_opt = sub->get_option("--trace");
+  for (const char* o : {"workload", "--bug", "--style", "--param", "--list-bugs"}) trace_opt->excludes(sub->get_option(o));
+  for (const char* o : {"--root", "--verify"}) sub->get_option(o)->needs(trace_opt);
+  auto* at_opt = sub->get_option("--at");
+  for (const char* o : {"--every", "--crash-points"}) at_opt->excludes(sub->get_option(o));
+  auto* list_opt = sub->get_option("--list-bugs");
+  for (const char* o : {"workload", "--bug", "--style", "--param", "--model", "--at"}) list_opt->excludes(sub->get_option(o));
   sub->callback([a] { do_check(*a); });
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "common/directory_lock.hpp"
 #include "common/registry.hpp"
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/trace/dump.hpp"
@@ -32,6 +33,7 @@ void do_trace(const trace_args& a) {
   for (const std::string& t : a.param_texts) apps::parse_param(t, given);
   const apps::params p = apps::resolve_params(w, given);
   const apps::style s = apps::parse_style(a.style);
+  const auto lock = apps::lock_workload_directory(std::filesystem::path(a.data) / a.workload, true);
   trace::recorder rec;
   {
     cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = a.seed, .observer = &rec});

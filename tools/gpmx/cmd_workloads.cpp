@@ -10,6 +10,7 @@
 #include "cli_args.hpp"
 #include "commands.hpp"
 #include "common/crash_run.hpp"
+#include "common/directory_lock.hpp"
 #include "common/registry.hpp"
 #include "gpmx/exec/errors.hpp"
 #include "kv_table.hpp"
@@ -50,6 +51,8 @@ template <class Work>
 void run_work(const workload_args& a, const char* verb, kv_result& r, Work&& work) {
   const pm::durability mode = parse_durability(a.durability);
   const std::filesystem::path dir = std::filesystem::path(a.data) / a.workload;
+  // Held until the work (and a --crash-after child, which shares it) ends.
+  const auto lock = apps::lock_workload_directory(dir, std::string_view(verb) == "run");
   auto body = [&] {
     cpu::executor ex({.workers = a.workers});
     progress_bar bar(fmt::format("{} {}", verb, a.workload), !a.quiet && !a.json);

@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "gpmx/support/error.hpp"
+#include "gpmx/support/interrupt_cleanup.hpp"
 
 namespace {
 
@@ -19,6 +21,9 @@ int exit_status_for(gpmx::error_code code) {
 
 int main(int argc, char** argv) {
   using namespace gpmx::cli;
+  // First, before any thread: a SIGINT, SIGTERM or SIGHUP kills this
+  // process's children and removes its scratch directories before it ends.
+  gpmx::interrupt_cleanup::install();
   CLI::App app{"gpmx: GPU programs whose data survives crashes, on the CPU and on CUDA"};
   app.require_subcommand(1);
   register_workload_commands(app);
@@ -28,6 +33,11 @@ int main(int argc, char** argv) {
   register_demo(app);
   register_bench(app);
   register_litmus(app);
+  refuse_negative_and_overflowing_numbers(app);
+  if (const std::string unknown = unknown_subcommand(app, argc, argv); !unknown.empty()) {
+    fmt::print(stderr, "gpmx: error: {}\n", unknown);
+    return exit_usage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

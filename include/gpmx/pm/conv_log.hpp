@@ -102,8 +102,17 @@ struct conv_view {
       unlock(t, p);
       detail::log_fail(errc::log_empty, "conventional", empty_message, bytes, p);
     }
+    // A tail or size word a crash cannot leave: reading with it would leave the partition.
+    if (tail > partition_bytes || tail % 8 != 0) {
+      unlock(t, p);
+      detail::log_fail(errc::corrupt_value, "conventional", "the tail {} lies outside the {}-byte partition", tail, partition_bytes);
+    }
     std::uint64_t size = 0;
     memcpy(&size, data + p * partition_bytes + tail - 8, 8);
+    if (size > tail - 8) {
+      unlock(t, p);
+      detail::log_fail(errc::corrupt_value, "conventional", "the last entry's size {} exceeds the {} bytes before it", size, tail - 8);
+    }
     if (size != bytes) {
       unlock(t, p);
       detail::log_fail(errc::bad_argument, "conventional", "the last entry is {} bytes, not {}", size, bytes);

@@ -29,6 +29,7 @@ enum class errc {
   checkpoint_full,        // register: past a group's element count or byte capacity
   no_consistent_copy,     // restore: the group was never saved
   registration_mismatch,  // register/save/restore: buffers differ from those recorded
+  corrupt_value,          // a word read back from PM lies outside what its structure allows
 };
 
 const char* to_string(errc c);

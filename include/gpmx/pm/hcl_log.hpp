@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "gpmx/pm/log_fail.hpp"
@@ -40,7 +41,7 @@ struct hcl_view {
     const std::uint64_t s = checked_slot(t);
     const std::uint32_t words = std::uint32_t((bytes + 3) / 4);
     if (words > capacity_words) detail::log_fail(errc::log_entry_too_large, "HCL", "entry of {} bytes exceeds the {}-byte slot", bytes, std::uint64_t(capacity_words) * 4);
-    const std::uint32_t tail = tails[s];
+    const std::uint32_t tail = checked_tail(s);
     if (tail + words > capacity_words) detail::log_fail(errc::log_full, "HCL", "entry of {} bytes does not fit: {} bytes of the slot are used", bytes, std::uint64_t(tail) * 4);
     const auto* in = static_cast<const unsigned char*>(src);
     for (std::uint32_t k = 0; k < words; ++k) {
@@ -62,7 +63,7 @@ struct hcl_view {
   GPMX_HD void read(Ctx& t, void* dst, std::size_t bytes) const {
     const std::uint64_t s = checked_slot(t);
     const std::uint32_t words = std::uint32_t((bytes + 3) / 4);
-    const std::uint32_t tail = tails[s];
+    const std::uint32_t tail = checked_tail(s);
     if (tail < words) detail::log_fail(errc::log_empty, "HCL", "read of {} bytes, but only {} bytes are logged", bytes, std::uint64_t(tail) * 4);
     auto* out = static_cast<unsigned char*>(dst);
     for (std::uint32_t k = 0; k < words; ++k) {
@@ -77,7 +78,7 @@ struct hcl_view {
   GPMX_HD void remove(Ctx& t, std::size_t bytes, ordering o = ordering::epoch) const {
     const std::uint64_t s = checked_slot(t);
     const std::uint32_t words = std::uint32_t((bytes + 3) / 4);
-    const std::uint32_t tail = tails[s];
+    const std::uint32_t tail = checked_tail(s);
     if (tail < words) detail::log_fail(errc::log_empty, "HCL", "remove of {} bytes, but only {} bytes are logged", bytes, std::uint64_t(tail) * 4);
     tails[s] = tail - words;
     note_pm_store(t, domain, &tails[s], 4);
@@ -90,6 +91,13 @@ struct hcl_view {
   GPMX_HD bool is_empty(Ctx& t) const { return tails[checked_slot(t)] == 0; }
 
  private:
+  // A tail past the slot's capacity cannot be written by insert: the log is
+  // corrupt, and reading with it would leave the slot's stream.
+  GPMX_HD std::uint32_t checked_tail(std::uint64_t s) const {
+    const std::uint32_t tail = tails[s];
+    if (tail > capacity_words) detail::log_fail(errc::corrupt_value, "HCL", "a tail holds {} words, past the slot's {}", tail, capacity_words);
+    return tail;
+  }
   template <class Ctx>
   GPMX_HD std::uint64_t checked_slot(Ctx& t) const {
     if (t.block_rank() >= blocks || t.thread_rank() >= threads)
@@ -104,6 +112,8 @@ class hcl_log {
   // `bytes` of entry space shared evenly by blocks x threads logging threads.
   static hcl_log create(const std::filesystem::path& path, std::uint64_t bytes, std::uint32_t blocks,
                         std::uint32_t threads, durability mode = durability::pmem);
+  // Checks the stored geometry against the regions' sizes and every tail
+  // against the slot's capacity: pm_error(corrupt_value) names the field.
   static hcl_log open(const std::filesystem::path& path, durability mode = durability::pmem);
 
   hcl_view view() const { return view_; }
@@ -111,6 +121,12 @@ class hcl_log {
   void clear();
   // Bytes logged by (block, thread); for recovery code and tests.
   std::uint64_t size_of(std::uint64_t block, std::uint32_t thread) const;
+  // Reads every logged entry of `bytes` bytes, without writing, and calls
+  // visit(block, thread, entry) on each: recovery checks what it would undo
+  // with before it changes anything. Throws pm_error(corrupt_value) naming
+  // the file when a thread's tail is not a whole number of such entries.
+  void for_each_entry(std::size_t bytes,
+                      const std::function<void(std::uint64_t block, std::uint32_t thread, const void* entry)>& visit) const;
   pool& file() { return *pool_; }
 
  private:

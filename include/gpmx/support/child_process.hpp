@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <string_view>
 
 namespace gpmx {
@@ -20,11 +21,19 @@ struct child_exit {
   bool killed_by(int sig) const { return signal == sig; }
 };
 
+// Called first in a freshly forked child of `parent`: the child is SIGKILLed
+// when its parent ends (PR_SET_PDEATHSIG, kept across exec), and ends at once
+// if the parent is already gone. A SIGTERM or SIGINT sent to the parent
+// alone thus leaves no child behind. It also unblocks SIGINT, SIGTERM and
+// SIGHUP, which the parent may keep blocked for its own handling.
+void die_with(pid_t parent);
+
 class child_process {
  public:
   // Forks a child that runs body(report_fd), report_fd being the pipe's
   // writing end, and exits with the status body returns (2 when body
-  // throws): it never returns into the caller's code. Throws gpmx::error
+  // throws): it never returns into the caller's code. The child dies with
+  // this process (die_with). Throws gpmx::error
   // (io), naming `purpose` ("check an image"), when the pipe or the fork fails.
   static child_process start(std::string_view purpose, const std::function<int(int report_fd)>& body);
 
@@ -56,5 +65,11 @@ class child_process {
   bool reaped_ = false;
   child_exit exit_;
 };
+
+// Runs `command` with /bin/sh -c in a child that dies with this process
+// (die_with; the shell runs a simple command in place, so the command itself
+// is covered too) and waits for it. Throws gpmx::error (io) when the fork
+// fails.
+child_exit run_shell(const std::string& command);
 
 }  // namespace gpmx

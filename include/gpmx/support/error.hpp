@@ -22,6 +22,7 @@ enum class error_code {
   trace_format,  // bytes that are not a valid trace
   check,         // the crash-consistency checker cannot check what it was given
   litmus_parse,  // litmus text that does not parse
+  busy,          // another process holds the lock on what was asked for
 };
 
 class error : public std::runtime_error {

@@ -1,8 +1,12 @@
 #pragma once
 // A fresh directory for one test's or one benchmark's files, removed with
-// everything in it when the object goes.
+// everything in it when the object goes, or on an interrupt
+// (interrupt_cleanup.hpp).
 #include <filesystem>
+#include <memory>
 #include <string_view>
+
+#include "gpmx/support/interrupt_cleanup.hpp"
 
 namespace gpmx {
 
@@ -22,6 +26,7 @@ class scratch_dir {
 
  private:
   std::filesystem::path path_;
+  std::unique_ptr<interrupt_cleanup::scratch_path> on_interrupt_;
 };
 
 }  // namespace gpmx
