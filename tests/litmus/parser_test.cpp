@@ -151,3 +151,45 @@ TEST(LitmusParser, ErrorsNameLineAndColumn) {
   pos = error_at("init { x = 0; }\nthread T { store.data x, 1; }\nexists (T:nope == 1)", &msg);
   EXPECT_NE(msg.find("has no register 'nope'"), std::string::npos) << msg;
 }
+
+// Nesting deep enough to overflow the stack is refused with the position
+// where it passes the limit.
+namespace {
+void expect_too_deep(const std::string& text) {
+  try {
+    (void)gpmx::litmus::parse_program(text, "deep.litmus");
+    ADD_FAILURE() << "parsed";
+  } catch (const gpmx::litmus::parse_error& e) {
+    EXPECT_NE(std::string(e.what()).find("deep.litmus:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nesting deeper than"), std::string::npos) << e.what();
+  }
+}
+}  // namespace
+
+TEST(ParserNesting, ThousandParenthesesAreRefused) {
+  expect_too_deep("thread t0 { r0 = " + std::string(1000, '(') + "1" + std::string(1000, ')') + "; }");
+}
+
+TEST(ParserNesting, LongUnaryMinusChainIsRefused) {
+  std::string minus;
+  for (int i = 0; i < 100000; ++i) minus += "- ";
+  expect_too_deep("thread t0 { r0 = " + minus + "1; }");
+}
+
+TEST(ParserNesting, NestedIfIsRefused) {
+  std::string body;
+  for (int i = 0; i < 1000; ++i) body += "if (1) { ";
+  body += std::string(1000, '}');
+  expect_too_deep("thread t0 { " + body + " }");
+}
+
+TEST(ParserNesting, LongOperatorChainIsRefused) {
+  std::string e = "1";
+  for (int i = 0; i < 100000; ++i) e += " + 1";
+  expect_too_deep("thread t0 { r0 = " + e + "; }");
+}
+
+TEST(ParserNesting, ModestNestingStillParses) {
+  EXPECT_NO_THROW((void)gpmx::litmus::parse_program(
+      "thread t0 { r0 = " + std::string(50, '(') + "1" + std::string(50, ')') + "; }", "ok.litmus"));
+}
