@@ -98,11 +98,12 @@ inline std::vector<pid_t> children_of(pid_t parent) {
   return out;
 }
 
-// Every file under dir with its bytes, to compare before and after.
+// Every data file under dir with its bytes, to compare before and after.
+// Lock files (W.lock, holding the last holder's pid) are not data.
 inline std::vector<std::pair<std::string, std::string>> snapshot(const std::filesystem::path& dir) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) out.emplace_back(e.path().string(), read_text(e.path()));
+    if (e.is_regular_file() && e.path().extension() != ".lock") out.emplace_back(e.path().string(), read_text(e.path()));
   std::sort(out.begin(), out.end());
   return out;
 }
