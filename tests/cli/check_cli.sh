@@ -26,7 +26,7 @@ expect 1 "$gpmx" verify reduction --data gpmx-data/check/reduction/failure-1
 expect 0 "$gpmx" check reduction --bug block-scope-release --model sbrp-promoted --max-images 300 --json
 has '"failed_images": 0'
 
-expect 0 "$gpmx" check reduction --style sbrp --at 8000 --at 8500 --json
+expect 0 "$gpmx" check reduction --style sbrp --at 3000 --at 3500 --json
 has '"crash_points": 2'
 
 # A trace file and an outside recovery-and-check command.
