@@ -2,10 +2,6 @@
 // thread context, so that nvcc checks that the one source serves both back
 // ends. Host-only calls from a kernel (cross-execution-space calls) are
 // errors here, not warnings. Nothing runs.
-//
-// Not yet here: gpKVS's kernels, which call set_of and choose_way, host
-// functions until the key hash they share with host code can move into a
-// GPMX_HD header.
 #include "gpmx/exec/cuda/launch.cuh"
 
 #include "bfs/bfs_kernels.hpp"
@@ -14,6 +10,7 @@
 #include "dnn/dnn_kernels.hpp"
 #include "dnn/dnn_loss.hpp"
 #include "gpdb/gpdb_kernels.hpp"
+#include "gpkvs/gpkvs_kernels.hpp"
 #include "hashmap/hashmap_kernels.hpp"
 #include "hotspot/hotspot_kernels.hpp"
 #include "multiqueue/multiqueue_kernels.hpp"
@@ -59,6 +56,14 @@ using fout = global_span<float>;
   (void)&entry<d::conv_update, d::batch_ref, fin, fout, fout, float>;
   (void)&entry<d::loss_kernel, fin, u32, fout, fout, u64, pm::ordering, u32*, u64*>;
   (void)&entry<d::loss_kernel, fin, u32, pm::pm_span<float>, pm::pm_span<float>, u64, pm::ordering, u32*, u64*>;
+
+  namespace k = a::gpkvs;
+  (void)&entry<k::set_kernel, global_span<const k::kv_pair>, pm::pm_span<k::kv_pair>, u32, pm::hcl_view, pm::ordering,
+               k::variant>;
+  (void)&entry<k::get_kernel, global_span<const u64>, pm::pm_span<k::kv_pair>, u32, global_span<u64>>;
+  (void)&entry<k::recover_kernel, pm::hcl_view, pm::pm_span<k::kv_pair>>;
+  (void)&entry<k::set_dram_kernel, global_span<const k::kv_pair>, global_span<k::kv_pair>, u32>;
+  (void)&entry<k::get_dram_kernel, global_span<const u64>, global_span<const k::kv_pair>, u32, global_span<u64>>;
 
   namespace g = a::gpdb;
   (void)&entry<g::batch_kernel, global_span<const g::update_op>, global_span<const g::row>, pm::pm_span<g::row>, u64,
