@@ -111,7 +111,7 @@ std::vector<std::uint64_t> get_batch_dram(cpu::executor& ex, const std::vector<k
   std::vector<std::uint64_t> out(keys.size(), 0);
   if (keys.empty()) return out;
   ex.launch({dim3(std::uint32_t((keys.size() + block - 1) / block)), dim3(block), 0, "gpkvs_get_dram"},
-            get_dram_kernel{}, global_span<const std::uint64_t>(keys.data(), keys.size()),
+            get_kernel{}, global_span<const std::uint64_t>(keys.data(), keys.size()),
             global_span<const kv_pair>(table.data(), table.size()), sets,
             global_span<std::uint64_t>(out.data(), out.size()));
   return out;

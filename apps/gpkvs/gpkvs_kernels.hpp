@@ -82,19 +82,21 @@ struct set_kernel {
   }
 };
 
-// A batch of GETs: a thread per key; out[i] stays 0 where the key is absent.
+// A batch of GETs: a thread per key; out[i] stays 0 where the key is
+// absent. The table is the store's in PM (pm_span) or the baseline's in
+// device memory (global_span): the lookup is the same.
 struct get_kernel {
-  template <class Ctx>
-  GPMX_HD void operator()(Ctx& t, global_span<const std::uint64_t> keys, pm::pm_span<kv_pair> table,
-                          std::uint32_t sets, global_span<std::uint64_t> out) const {
+  template <class Ctx, class Table>
+  GPMX_HD void operator()(Ctx& t, global_span<const std::uint64_t> keys, Table table, std::uint32_t sets,
+                          global_span<std::uint64_t> out) const {
     const std::uint64_t i = t.global_id();
     if (i >= keys.size()) return;
-    auto v = table.bind(t);
+    const auto tab = table.bind(t);
     auto o = out.bind(t);
     const std::uint64_t key = keys.bind(t)[i];
     const std::uint64_t base = std::uint64_t(set_of(key, sets)) * ways;
     for (std::uint32_t w = 0; w < ways; ++w) {
-      const kv_pair p = v[base + w];
+      const kv_pair p = tab[base + w];
       if (p.key == key) o[i] = p.value;
     }
   }
@@ -130,24 +132,6 @@ struct set_dram_kernel {
     kv_pair seen[ways];
     for (std::uint32_t w = 0; w < ways; ++w) seen[w] = tab[base + w];
     if (choose_way(seen, p.key) == way) tab[base + way] = p;
-  }
-};
-
-// The baseline's GET batch: a thread per key, each way's pair read whole.
-struct get_dram_kernel {
-  template <class Ctx>
-  GPMX_HD void operator()(Ctx& t, global_span<const std::uint64_t> keys, global_span<const kv_pair> table,
-                          std::uint32_t sets, global_span<std::uint64_t> out) const {
-    const std::uint64_t i = t.global_id();
-    if (i >= keys.size()) return;
-    const auto tab = table.bind(t);
-    auto o = out.bind(t);
-    const std::uint64_t key = keys.bind(t)[i];
-    const std::uint64_t base = std::uint64_t(set_of(key, sets)) * ways;
-    for (std::uint32_t w = 0; w < ways; ++w) {
-      const kv_pair p = tab[base + w];
-      if (p.key == key) o[i] = p.value;
-    }
   }
 };
 

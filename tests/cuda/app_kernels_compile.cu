@@ -63,7 +63,7 @@ using fout = global_span<float>;
   (void)&entry<k::get_kernel, global_span<const u64>, pm::pm_span<k::kv_pair>, u32, global_span<u64>>;
   (void)&entry<k::recover_kernel, pm::hcl_view, pm::pm_span<k::kv_pair>>;
   (void)&entry<k::set_dram_kernel, global_span<const k::kv_pair>, global_span<k::kv_pair>, u32>;
-  (void)&entry<k::get_dram_kernel, global_span<const u64>, global_span<const k::kv_pair>, u32, global_span<u64>>;
+  (void)&entry<k::get_kernel, global_span<const u64>, global_span<const k::kv_pair>, u32, global_span<u64>>;
 
   namespace g = a::gpdb;
   (void)&entry<g::batch_kernel, global_span<const g::update_op>, global_span<const g::row>, pm::pm_span<g::row>, u64,
