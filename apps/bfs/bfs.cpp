@@ -95,8 +95,8 @@ std::uint32_t search::advance(cpu::executor& ex, const graph& g, pm::ordering o,
     a.frontier_out = frontiers.subspan(((p.level + 1) % 2) * n, n);
     a.cost = cost_.span<std::uint32_t>();
     a.progress = pm::pm_ptr<std::uint64_t>(progress_.as<std::uint64_t>().data(), progress_.domain());
-    a.offsets = g.offsets.data();
-    a.targets = g.targets.data();
+    a.offsets = global_span<const std::uint64_t>(g.offsets.data(), g.offsets.size());
+    a.targets = global_span<const std::uint32_t>(g.targets.data(), g.targets.size());
     a.visited = visited.data();
     counters.assign(2, 0);
     a.next_size = &counters[0];

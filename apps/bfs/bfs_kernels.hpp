@@ -4,9 +4,11 @@
 // neighbour with an atomic on a device-memory flag; the claiming thread (one
 // per node, whatever the interleaving) stores the node's level and its
 // frontier slot in PM. The last block to finish writes the level's commit
-// word. The ordering points are the named functions below.
+// word. The ordering points are the named functions below. The graph is
+// device memory, read through global_span views.
 #include <cstdint>
 
+#include "gpmx/exec/mem_view.hpp"
 #include "gpmx/exec/memory_scope.hpp"
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/pm/ordering.hpp"
@@ -25,8 +27,8 @@ struct level_args {
   std::uint32_t blocks;         // blocks of this launch
   pm::pm_span<std::uint32_t> frontier_in, frontier_out, cost;
   pm::pm_ptr<std::uint64_t> progress;
-  const std::uint64_t* offsets;  // the graph, read-only, in device memory
-  const std::uint32_t* targets;
+  global_span<const std::uint64_t> offsets;  // the graph, read-only, in device memory
+  global_span<const std::uint32_t> targets;
   std::uint32_t* visited;         // device memory: 1 once a node is claimed
   std::uint32_t* next_size;       // device memory: discoveries of this level
   std::uint32_t* blocks_done;     // device memory: blocks past their discoveries
@@ -76,9 +78,12 @@ struct level_kernel {
       const auto in = a.frontier_in.bind(t);
       const auto out = a.frontier_out.bind(t);
       const auto cost = a.cost.bind(t);
+      const auto offsets = a.offsets.bind(t);
+      const auto targets = a.targets.bind(t);
       const std::uint32_t v = in[i];
-      for (std::uint64_t e = a.offsets[v]; e < a.offsets[v + 1]; ++e) {
-        const std::uint32_t u = a.targets[e];
+      const std::uint64_t first = offsets[v], last = offsets[v + 1];
+      for (std::uint64_t e = first; e < last; ++e) {
+        const std::uint32_t u = targets[e];
         if (t.atomic_load(&a.visited[u], memory_order::relaxed) != 0) continue;
         // One thread wins u, so u's two PM stores happen once per run of the
         // level, whichever thread that is: the store count is fixed.

@@ -6,13 +6,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "blk/blk_kernels.hpp"  // risk_free, volatility, day
 #include "iterative/iterative.hpp"
 
 namespace gpmx::apps::blk {
-
-inline constexpr float risk_free = 0.02f;
-inline constexpr float volatility = 0.30f;
-inline constexpr float day = 1.0f / 252.0f;  // one iteration, in years
 
 class blk_app final : public iterative::app {
  public:

@@ -3,73 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cfd/cfd_kernels.hpp"
 #include "iterative/kernel_math.hpp"
 
 namespace gpmx::apps::cfd {
-namespace {
-
-GPMX_HD inline float pressure(const conserved& u) {
-  return (gamma_gas - 1.0f) * (u.e - 0.5f * (u.mx * u.mx + u.my * u.my) / u.rho);
-}
-
-// The Rusanov flux through a face between left/lower state a and right/upper
-// state b, along x (along_x) or y: the mean of the physical fluxes minus the
-// largest wave speed times the jump. Both cells of a face call it with the
-// same arguments in the same order, so they agree bitwise and the scheme
-// conserves exactly what rounding allows.
-GPMX_HD inline conserved rusanov(const conserved& a, const conserved& b, bool along_x) {
-  const float pa = pressure(a), pb = pressure(b);
-  const float va = (along_x ? a.mx : a.my) / a.rho, vb = (along_x ? b.mx : b.my) / b.rho;
-  const float sa = fabsf(va) + sqrtf(gamma_gas * pa / a.rho), sb = fabsf(vb) + sqrtf(gamma_gas * pb / b.rho);
-  const float s = fmaxf(sa, sb);
-  conserved fa{a.rho * va, a.mx * va, a.my * va, (a.e + pa) * va};
-  conserved fb{b.rho * vb, b.mx * vb, b.my * vb, (b.e + pb) * vb};
-  if (along_x) {
-    fa.mx += pa;
-    fb.mx += pb;
-  } else {
-    fa.my += pa;
-    fb.my += pb;
-  }
-  return {0.5f * (fa.rho + fb.rho) - 0.5f * s * (b.rho - a.rho), 0.5f * (fa.mx + fb.mx) - 0.5f * s * (b.mx - a.mx),
-          0.5f * (fa.my + fb.my) - 0.5f * s * (b.my - a.my), 0.5f * (fa.e + fb.e) - 0.5f * s * (b.e - a.e)};
-}
-
-struct grid_in {
-  const float *rho, *mx, *my, *e;
-  GPMX_HD conserved at(std::uint64_t i) const { return {rho[i], mx[i], my[i], e[i]}; }
-};
-struct grid_out {
-  float *rho, *mx, *my, *e;
-};
-
-GPMX_HD inline conserved cell_update(grid_in in, std::uint64_t nx, std::uint64_t ny, float kx, float ky,
-                                     std::uint64_t x, std::uint64_t y) {
-  const conserved u = in.at(y * nx + x);
-  const conserved w = in.at(y * nx + (x + nx - 1) % nx), east = in.at(y * nx + (x + 1) % nx);
-  const conserved s = in.at(((y + ny - 1) % ny) * nx + x), n = in.at(((y + 1) % ny) * nx + x);
-  const conserved fe = rusanov(u, east, true), fw = rusanov(w, u, true);
-  const conserved gn = rusanov(u, n, false), gs = rusanov(s, u, false);
-  return {u.rho - kx * (fe.rho - fw.rho) - ky * (gn.rho - gs.rho), u.mx - kx * (fe.mx - fw.mx) - ky * (gn.mx - gs.mx),
-          u.my - kx * (fe.my - fw.my) - ky * (gn.my - gs.my), u.e - kx * (fe.e - fw.e) - ky * (gn.e - gs.e)};
-}
-
-struct cfd_kernel {
-  template <class Ctx>
-  GPMX_HD void operator()(Ctx& t, grid_in in, grid_out out, std::uint64_t nx, std::uint64_t ny, float kx,
-                          float ky) const {
-    const std::uint64_t i = t.global_id();
-    if (i >= nx * ny) return;
-    const conserved v = cell_update(in, nx, ny, kx, ky, i % nx, i / nx);
-    out.rho[i] = v.rho;
-    out.mx[i] = v.mx;
-    out.my[i] = v.my;
-    out.e[i] = v.e;
-  }
-};
-
-}  // namespace
-
 cfd_app::cfd_app(std::uint64_t x, std::uint64_t y, std::uint64_t seed)
     : nx(x), ny(y), rho(x * y), mx(x * y), my(x * y), e(x * y), s_rho(x * y), s_mx(x * y), s_my(x * y), s_e(x * y) {
   // A uniform drift carrying a few high-pressure, dense bubbles (their
@@ -114,10 +51,19 @@ std::vector<iterative::state_array> cfd_app::state() {
 void cfd_app::step(cpu::executor& ex, std::uint64_t) {
   constexpr std::uint32_t block = 256;
   const launch_config cfg{dim3(std::uint32_t((nx * ny + block - 1) / block)), dim3(block), 0, "cfd_step"};
-  ex.launch(cfg, cfd_kernel{}, grid_in{rho.data(), mx.data(), my.data(), e.data()},
-            grid_out{s_rho.data(), s_mx.data(), s_my.data(), s_e.data()}, nx, ny, dt_over_dx, dt_over_dy);
-  ex.launch(cfg, cfd_kernel{}, grid_in{s_rho.data(), s_mx.data(), s_my.data(), s_e.data()},
-            grid_out{rho.data(), mx.data(), my.data(), e.data()}, nx, ny, dt_over_dx, dt_over_dy);
+  const std::uint64_t n = nx * ny;
+  using in_span = global_span<const float>;
+  using out_span = global_span<float>;
+  const fields<in_span> state_in{in_span(rho.data(), n), in_span(mx.data(), n), in_span(my.data(), n),
+                                 in_span(e.data(), n)};
+  const fields<out_span> state_out{out_span(rho.data(), n), out_span(mx.data(), n), out_span(my.data(), n),
+                                   out_span(e.data(), n)};
+  const fields<in_span> scratch_in{in_span(s_rho.data(), n), in_span(s_mx.data(), n), in_span(s_my.data(), n),
+                                   in_span(s_e.data(), n)};
+  const fields<out_span> scratch_out{out_span(s_rho.data(), n), out_span(s_mx.data(), n), out_span(s_my.data(), n),
+                                     out_span(s_e.data(), n)};
+  ex.launch(cfg, cfd_kernel{}, state_in, scratch_out, nx, ny, dt_over_dx, dt_over_dy);
+  ex.launch(cfg, cfd_kernel{}, scratch_in, state_out, nx, ny, dt_over_dx, dt_over_dy);
 }
 
 std::array<double, 4> cfd_app::totals() const {
@@ -132,7 +78,7 @@ std::array<double, 4> cfd_app::totals() const {
 }
 
 void reference_step(const cfd_app& a, const std::vector<float>* in, std::vector<float>* out) {
-  const grid_in g{in[0].data(), in[1].data(), in[2].data(), in[3].data()};
+  const fields<const float*> g{in[0].data(), in[1].data(), in[2].data(), in[3].data()};
   for (std::uint64_t y = 0; y < a.ny; ++y)
     for (std::uint64_t x = 0; x < a.nx; ++x) {
       const conserved v = cell_update(g, a.nx, a.ny, a.dt_over_dx, a.dt_over_dy, x, y);

@@ -9,15 +9,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "cfd/cfd_kernels.hpp"  // gamma_gas, conserved
 #include "iterative/iterative.hpp"
 
 namespace gpmx::apps::cfd {
-
-inline constexpr float gamma_gas = 1.4f;
-
-struct conserved {
-  float rho, mx, my, e;
-};
 
 class cfd_app final : public iterative::app {
  public:

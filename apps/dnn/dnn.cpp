@@ -28,6 +28,10 @@ std::vector<float> glorot(std::uint64_t n, std::uint32_t fan_in, std::uint32_t f
 // The own PM region: the loss_blocks partial sums, then the history.
 constexpr std::uint64_t partial_floats = 16;
 
+// Device memory of a vector, as a kernel argument.
+floats_in in_view(const std::vector<float>& v) { return {v.data(), v.size()}; }
+floats_out out_view(std::vector<float>& v) { return {v.data(), v.size()}; }
+
 }  // namespace
 
 dnn_app::dnn_app(const training& t)
@@ -61,51 +65,51 @@ std::vector<iterative::state_array> dnn_app::state() {
 
 void dnn_app::forward(cpu::executor& ex, const batch_ref& in) {
   const std::uint32_t b = in.size;
-  ex.launch(grid_for(std::uint64_t(b) * conv_outputs, "dnn_conv_forward"), conv_forward{}, in,
-            static_cast<const float*>(conv_w.data()), static_cast<const float*>(conv_b.data()), conv_out_.data());
-  ex.launch(grid_for(std::uint64_t(b) * features, "dnn_pool_forward"), pool_forward{}, b,
-            static_cast<const float*>(conv_out_.data()), pooled_.data(), pool_arg_.data());
+  ex.launch(grid_for(std::uint64_t(b) * conv_outputs, "dnn_conv_forward"), conv_forward{}, in, in_view(conv_w),
+            in_view(conv_b), out_view(conv_out_));
+  ex.launch(grid_for(std::uint64_t(b) * features, "dnn_pool_forward"), pool_forward{}, b, in_view(conv_out_),
+            out_view(pooled_), global_span<std::uint8_t>(pool_arg_.data(), pool_arg_.size()));
   ex.launch(grid_for(std::uint64_t(b) * hidden, "dnn_fc1_forward"), dense_forward{}, b, features, hidden,
-            static_cast<const float*>(pooled_.data()), static_cast<const float*>(fc1_w.data()),
-            static_cast<const float*>(fc1_b.data()), hidden_.data(), true);
+            in_view(pooled_), in_view(fc1_w), in_view(fc1_b), out_view(hidden_), true);
   ex.launch(grid_for(std::uint64_t(b) * classes, "dnn_fc2_forward"), dense_forward{}, b, hidden, classes,
-            static_cast<const float*>(hidden_.data()), static_cast<const float*>(fc2_w.data()),
-            static_cast<const float*>(fc2_b.data()), logits_.data(), false);
+            in_view(hidden_), in_view(fc2_w), in_view(fc2_b), out_view(logits_), false);
+}
+
+batch_ref dnn_app::batch_at(std::uint64_t first) const {
+  return {in_view(data.pixels), global_span<const std::uint32_t>(data.labels.data(), data.labels.size()), data.size(),
+          first, std::uint32_t(cfg.batch)};
 }
 
 void dnn_app::step(cpu::executor& ex, std::uint64_t iteration) {
   const auto b = std::uint32_t(cfg.batch);
-  const batch_ref in{data.pixels.data(), data.labels.data(), data.size(), iteration * cfg.batch % data.size(), b};
+  const batch_ref in = batch_at(iteration * cfg.batch % data.size());
   const float lr = cfg.learning_rate;
   forward(ex, in);
-  ex.launch(grid_for(b, "dnn_softmax_xent"), softmax_xent{}, in, logits_.data(), loss_.data());
-  const float* d_logits = logits_.data();  // now the gradient of the mean loss
+  ex.launch(grid_for(b, "dnn_softmax_xent"), softmax_xent{}, in, out_view(logits_), out_view(loss_));
+  const floats_in d_logits = in_view(logits_);  // now the gradient of the mean loss
   arrived_[0] = 0;
   const launch_config loss_cfg{dim3(loss_blocks), dim3(loss_threads), 0, "dnn_loss"};
-  const float* losses = loss_.data();
+  const floats_in losses = in_view(loss_);
   if (pm_history_)
     ex.launch(loss_cfg, loss_kernel{}, losses, b, *pm_partials_, *pm_history_, iteration, style_, arrived_.data(),
               flags_.data());
   else
-    ex.launch(loss_cfg, loss_kernel{}, losses, b, dram_floats{partials_.data()}, dram_floats{history_.data()},
-              iteration, style_, arrived_.data(), flags_.data());
+    ex.launch(loss_cfg, loss_kernel{}, losses, b, out_view(partials_), out_view(history_), iteration, style_,
+              arrived_.data(), flags_.data());
   // Backward: each layer's input gradient before its weights change.
   ex.launch(grid_for(std::uint64_t(b) * hidden, "dnn_fc2_backward"), dense_backward_input{}, b, hidden, classes,
-            d_logits, static_cast<const float*>(fc2_w.data()), static_cast<const float*>(hidden_.data()),
-            d_hidden_.data(), true);
+            d_logits, in_view(fc2_w), in_view(hidden_), out_view(d_hidden_), true);
   ex.launch(grid_for(std::uint64_t(classes) * (hidden + 1), "dnn_fc2_update"), dense_update{}, b, hidden, classes,
-            d_logits, static_cast<const float*>(hidden_.data()), fc2_w.data(), fc2_b.data(), lr);
+            d_logits, in_view(hidden_), out_view(fc2_w), out_view(fc2_b), lr);
   ex.launch(grid_for(std::uint64_t(b) * features, "dnn_fc1_backward"), dense_backward_input{}, b, features, hidden,
-            static_cast<const float*>(d_hidden_.data()), static_cast<const float*>(fc1_w.data()),
-            static_cast<const float*>(pooled_.data()), d_pooled_.data(), false);
+            in_view(d_hidden_), in_view(fc1_w), in_view(pooled_), out_view(d_pooled_), false);
   ex.launch(grid_for(std::uint64_t(hidden) * (features + 1), "dnn_fc1_update"), dense_update{}, b, features, hidden,
-            static_cast<const float*>(d_hidden_.data()), static_cast<const float*>(pooled_.data()), fc1_w.data(),
-            fc1_b.data(), lr);
-  ex.launch(grid_for(std::uint64_t(b) * conv_outputs, "dnn_pool_backward"), pool_backward{}, b,
-            static_cast<const float*>(d_pooled_.data()), static_cast<const std::uint8_t*>(pool_arg_.data()),
-            static_cast<const float*>(conv_out_.data()), d_conv_.data());
-  ex.launch(grid_for(channels * (kernel_taps + 1), "dnn_conv_update"), conv_update{}, in,
-            static_cast<const float*>(d_conv_.data()), conv_w.data(), conv_b.data(), lr);
+            in_view(d_hidden_), in_view(pooled_), out_view(fc1_w), out_view(fc1_b), lr);
+  ex.launch(grid_for(std::uint64_t(b) * conv_outputs, "dnn_pool_backward"), pool_backward{}, b, in_view(d_pooled_),
+            global_span<const std::uint8_t>(pool_arg_.data(), pool_arg_.size()), in_view(conv_out_),
+            out_view(d_conv_));
+  ex.launch(grid_for(channels * (kernel_taps + 1), "dnn_conv_update"), conv_update{}, in, in_view(d_conv_),
+            out_view(conv_w), out_view(conv_b), lr);
 }
 
 std::uint64_t dnn_app::own_pm_bytes() const { return (partial_floats + cfg.iterations) * sizeof(float); }
@@ -139,7 +143,7 @@ double dnn_app::accuracy(cpu::executor& ex) {
   std::uint64_t right = 0;
   const auto b = std::uint32_t(cfg.batch);
   for (std::uint64_t first = 0; first + b <= data.size(); first += b) {
-    forward(ex, {data.pixels.data(), data.labels.data(), data.size(), first, b});
+    forward(ex, batch_at(first));
     for (std::uint32_t i = 0; i < b; ++i) {
       std::uint32_t best = 0;
       for (std::uint32_t k = 1; k < classes; ++k)

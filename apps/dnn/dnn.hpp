@@ -42,6 +42,8 @@ class dnn_app final : public iterative::app {
   std::vector<float> conv_w, conv_b, fc1_w, fc1_b, fc2_w, fc2_b;
 
  private:
+  // The batch of cfg.batch images from image `first` on.
+  batch_ref batch_at(std::uint64_t first) const;
   void forward(cpu::executor& ex, const batch_ref& in);
   std::vector<float> conv_out_, pooled_, hidden_, logits_, loss_, d_hidden_, d_pooled_, d_conv_;
   std::vector<std::uint8_t> pool_arg_;

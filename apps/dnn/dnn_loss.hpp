@@ -13,44 +13,41 @@
 //          (durable by the kernel's end).
 #include <cstdint>
 
+#include "gpmx/exec/mem_view.hpp"
 #include "gpmx/exec/memory_scope.hpp"
+#include "gpmx/exec/portability.hpp"
 #include "gpmx/pm/ordering.hpp"
 
 namespace gpmx::apps::dnn {
 
 inline constexpr std::uint32_t loss_blocks = 4, loss_threads = 64;
 
-// The history in DRAM (the uninterrupted reference run): the same kernel,
+// Out is pm::pm_span<float> (the workload's PM) or, for the history in DRAM
+// (the uninterrupted reference run), global_span<float>: the same kernel,
 // plain stores.
-struct dram_floats {
-  float* p;
-  template <class Ctx>
-  GPMX_HD float* bind(Ctx&) const {
-    return p;
-  }
-};
-
 struct loss_kernel {
   template <class Ctx, class Out>
-  GPMX_HD void operator()(Ctx& t, const float* loss, std::uint32_t batch, Out partials, Out history,
+  GPMX_HD void operator()(Ctx& t, global_span<const float> loss, std::uint32_t batch, Out partials, Out history,
                           std::uint64_t iteration, pm::ordering order, std::uint32_t* arrived,
                           std::uint64_t* flags) const {
-    GPMX_SHARED(t, float, sum, loss_threads);
+    GPMX_SHARED(t, float, sum_words, loss_threads);
+    auto sum = shared_span<float>(sum_words, loss_threads).bind(t);
     const std::uint32_t k = t.block_rank(), r = t.thread_rank();
     const std::uint32_t per = (batch + loss_blocks - 1) / loss_blocks;
     const std::uint32_t end = (k + 1) * per < batch ? (k + 1) * per : batch;
+    const auto lv = loss.bind(t);
     float s = 0;
-    for (std::uint32_t b = k * per + r; b < end; b += loss_threads) s += loss[b];
+    for (std::uint32_t b = k * per + r; b < end; b += loss_threads) s += float(lv[b]);
     sum[r] = s;
     t.syncthreads();
     for (std::uint32_t half = loss_threads / 2; half > 0; half /= 2) {
-      if (r < half) sum[r] += sum[r + half];
+      if (r < half) sum[r] += float(sum[r + half]);
       t.syncthreads();
     }
     if (r != 0) return;
     auto part = partials.bind(t);
     auto hist = history.bind(t);
-    part[k] = sum[0];
+    part[k] = float(sum[0]);
     if (order == pm::ordering::epoch) {
       t.gpm_persist();
       if (t.atomic_add(arrived, 1u, memory_order::acq_rel, scope::device) + 1 != loss_blocks) return;

@@ -22,10 +22,6 @@ constexpr const char* log_name = "gpdb.log";
 // Words of region "txn".
 enum txn_words : std::size_t { w_state = 0, w_rows = 1, w_rows_logged = 2, w_capacity = 3, w_max_ops = 4 };
 
-struct undo_entry {
-  std::uint64_t index;
-  row old;
-};
 
 std::uint32_t blocks_for(std::uint64_t threads) { return std::uint32_t((threads + block - 1) / block); }
 
@@ -138,28 +134,10 @@ void table_store::run_batch(cpu::executor& ex, const batch_ops& ops, pm::orderin
   set_txn_word(w_rows_logged, rows);  // INSERT's undo: the row count before the batch
   state_.set(committed, batch_phase::in_flight);
   if (n > 0)
-    ex.launch({dim3(blocks_for(n)), dim3(block), 0, "gpdb_batch"},
-              [](auto& t, const update_op* ups, std::uint64_t nu, const row* ins, std::uint64_t ni,
-                 pm::pm_span<row> table, std::uint64_t first_new, std::uint64_t batch, pm::hcl_view log,
-                 pm::ordering order, variant bug) {
-                const std::uint64_t i = t.global_id();
-                if (i >= nu + ni) return;
-                auto v = table.bind(t);
-                if (i < nu) {  // UPDATE: the old row is logged before it changes
-                  const update_op u = ups[i];
-                  const row old = v[u.row];
-                  const undo_entry e{u.row, old};
-                  if (bug == variant::log_tail_first) careless::insert_tail_first(t, log, &e, sizeof e, order);
-                  else log.insert(t, &e, sizeof e, order);
-                  v[u.row] = updated(old, u, batch);
-                } else {  // INSERT: beyond the persisted row count, invisible until the count moves
-                  v[first_new + (i - nu)] = ins[i - nu];
-                }
-                // epoch: durable now; sbrp: durable by the kernel's end, before the host's commit.
-                if (order == pm::ordering::epoch) t.gpm_persist();
-              },
-              ops.updates.data(), std::uint64_t(ops.updates.size()), ops.inserts.data(),
-              std::uint64_t(ops.inserts.size()), table_.span<row>(), rows, committed, log_->view(), o, var);
+    ex.launch({dim3(blocks_for(n)), dim3(block), 0, "gpdb_batch"}, batch_kernel{},
+              global_span<const update_op>(ops.updates.data(), ops.updates.size()),
+              global_span<const row>(ops.inserts.data(), ops.inserts.size()), table_.span<row>(), rows, committed,
+              log_->view(), o, var);
   set_txn_word(w_rows, rows + ops.inserts.size());  // still in flight: recovery cuts back
   state_.set(committed, batch_phase::applied);      // every row durable: keep the batch
   log_->clear();
@@ -188,18 +166,7 @@ bool table_store::recover(cpu::executor& ex) {
                               fmt::format("the batch began with {} rows", rows_before));
   });
   const pm::hcl_view log = log_->view();
-  ex.launch({dim3(log.blocks), dim3(log.threads), 0, "gpdb_recover"},
-            [](auto& t, pm::hcl_view l, pm::pm_span<row> table) {
-              auto v = table.bind(t);
-              while (!l.is_empty(t)) {  // newest first
-                undo_entry e{};
-                l.read(t, &e, sizeof e);
-                v[e.index] = e.old;
-                t.gpm_persist();  // restored before the entry goes
-                l.remove(t, sizeof e);
-              }
-            },
-            log, table_.span<row>());
+  ex.launch({dim3(log.blocks), dim3(log.threads), 0, "gpdb_recover"}, recover_kernel{}, log, table_.span<row>());
   set_txn_word(w_rows, txn_word(w_rows_logged));  // cut a partial append off
   state_.set(committed, batch_phase::idle);
   return true;
@@ -213,16 +180,10 @@ void run_batch_dram(cpu::executor& ex, std::vector<row>& table, std::uint64_t ro
                     std::uint64_t batch) {
   const std::uint64_t n = ops.updates.size() + ops.inserts.size();
   if (n == 0) return;
-  ex.launch({dim3(blocks_for(n)), dim3(block), 0, "gpdb_batch_dram"},
-            [](auto& t, const update_op* ups, std::uint64_t nu, const row* ins, std::uint64_t ni, row* tab,
-               std::uint64_t first_new, std::uint64_t b) {
-              const std::uint64_t i = t.global_id();
-              if (i >= nu + ni) return;
-              if (i < nu) tab[ups[i].row] = updated(tab[ups[i].row], ups[i], b);
-              else tab[first_new + (i - nu)] = ins[i - nu];
-            },
-            ops.updates.data(), std::uint64_t(ops.updates.size()), ops.inserts.data(),
-            std::uint64_t(ops.inserts.size()), table.data(), rows, batch);
+  ex.launch({dim3(blocks_for(n)), dim3(block), 0, "gpdb_batch_dram"}, batch_dram_kernel{},
+            global_span<const update_op>(ops.updates.data(), ops.updates.size()),
+            global_span<const row>(ops.inserts.data(), ops.inserts.size()), global_span<row>(table.data(), table.size()),
+            rows, batch);
 }
 
 }  // namespace gpmx::apps::gpdb

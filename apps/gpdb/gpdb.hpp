@@ -17,32 +17,14 @@
 #include "gpmx/pm/hcl_log.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
+#include "gpdb/gpdb_kernels.hpp"  // row, update_op, updated, variant
 
 namespace gpmx::apps::gpdb {
-
-struct row {
-  std::uint64_t id;     // the row's number, fixed at INSERT
-  std::uint64_t key;    // a value derived from the id
-  std::uint64_t value;  // what UPDATEs add to
-  std::uint64_t stamp;  // the batch that last wrote the row, plus one
-  bool operator==(const row&) const = default;
-};
-
-// UPDATE table SET value = value + delta, stamp = batch + 1 WHERE id = row.
-struct update_op {
-  std::uint64_t row;
-  std::uint64_t delta;
-};
 
 struct batch_ops {
   std::vector<update_op> updates;  // distinct rows, all below the batch's starting row count
   std::vector<row> inserts;        // appended in this order
 };
-
-// The row an UPDATE leaves (kernels and the reference share it).
-GPMX_HD inline row updated(const row& old, const update_op& op, std::uint64_t batch) {
-  return row{old.id, old.key, old.value + op.delta, batch + 1};
-}
 
 struct shape {
   std::uint64_t initial_rows;  // loaded at set-up
@@ -60,13 +42,6 @@ row initial_row(std::uint64_t i, std::uint64_t seed);
 batch_ops make_batch(const shape& s, std::uint64_t b);
 // The sequential reference: applies batch b to `table` (its size is the row count).
 void apply_reference(std::vector<row>& table, const batch_ops& ops, std::uint64_t b);
-
-// What run_batch runs: the correct code, or a seeded bug (docs/workloads.md,
-// "Seeded bugs").
-enum class variant : std::uint8_t {
-  correct,
-  log_tail_first,  // epoch: an UPDATE's undo-log tail is persisted before the entry it names
-};
 
 class table_store {
  public:

@@ -8,7 +8,6 @@
 #include "common/careless_hcl.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/pm/stored_value.hpp"
-#include "gpmx/support/hash_mix.hpp"
 
 namespace gpmx::apps::gpkvs {
 namespace {
@@ -17,28 +16,13 @@ constexpr std::uint32_t block = 256;
 constexpr const char* pool_name = "gpkvs.pool";
 constexpr const char* log_name = "gpkvs.log";
 
-struct undo_entry {
-  std::uint64_t slot, key, value;
-};
-
 // Limits create() enforces, so open() can tell a stored size it never wrote.
 constexpr std::uint64_t max_sets = 1u << 26;
 constexpr std::uint64_t max_batch_pairs = 1u << 22;
 
 // The undo log has one thread per way of every pair of a batch.
 std::uint32_t log_blocks(std::uint32_t max_batch) { return (max_batch * ways + block - 1) / block; }
-
 }  // namespace
-
-std::uint32_t set_of(std::uint64_t key, std::uint32_t sets) { return std::uint32_t(mix64_one_round(key) % sets); }
-
-std::uint32_t choose_way(const kv_pair* set, std::uint64_t key) {
-  for (std::uint32_t w = 0; w < ways; ++w)
-    if (set[w].key == key) return w;
-  for (std::uint32_t w = 0; w < ways; ++w)
-    if (set[w].key == 0) return w;
-  return std::uint32_t((mix64_one_round(key) >> 40) % ways);
-}
 
 store::store(std::unique_ptr<pm::pool> pool, std::unique_ptr<pm::hcl_log> log, params p)
     : pool_(std::move(pool)),
@@ -105,32 +89,9 @@ void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ord
   state_.set(committed, batch_phase::in_flight);  // from here a crash leaves the batch to undo
   const auto threads = std::uint32_t(batch.size()) * ways;
   const std::uint32_t blocks = (threads + block - 1) / block;
-  ex.launch({dim3(blocks), dim3(block), 0, "gpkvs_set"},
-            [](auto& t, const kv_pair* in, std::uint64_t n, pm::pm_span<kv_pair> table, std::uint32_t sets,
-               pm::hcl_view log, pm::ordering order, variant bug) {
-              const std::uint64_t g = t.global_id() / ways;  // the pair this thread's group handles
-              const std::uint32_t way = std::uint32_t(t.global_id() % ways);
-              if (g >= n) return;
-              const kv_pair p = in[g];
-              const std::uint64_t base = std::uint64_t(set_of(p.key, sets)) * ways;
-              auto v = table.bind(t);
-              // The group agrees on the way: every lane sees the same set.
-              kv_pair set[ways];
-              for (std::uint32_t w = 0; w < ways; ++w) set[w] = v[base + w];
-              // No barrier is needed before the write: the choice depends
-              // only on the 8-byte key words, and a lane that reads the set
-              // after the chosen lane stored the pair's key sees the key in
-              // the chosen way and so chooses that way too. Exactly one
-              // lane writes, with or without lockstep.
-              if (choose_way(set, p.key) != way) return;
-              const undo_entry e{base + way, set[way].key, set[way].value};
-              if (bug == variant::no_log_fence) careless::insert_unfenced_tail(t, log, &e, sizeof e, order);
-              else log.insert(t, &e, sizeof e, order);  // persists before the pair changes
-              v[base + way] = p;
-              // epoch: durable now; sbrp: durable by the kernel's end.
-              if (order == pm::ordering::epoch) t.gpm_persist();
-            },
-            batch.data(), std::uint64_t(batch.size()), table_.span<kv_pair>(), p_.sets, log_->view(), o, var);
+  ex.launch({dim3(blocks), dim3(block), 0, "gpkvs_set"}, set_kernel{},
+            global_span<const kv_pair>(batch.data(), batch.size()), table_.span<kv_pair>(), p_.sets, log_->view(), o,
+            var);
   state_.set(committed, batch_phase::applied);  // the pairs are durable: keep the batch
   log_->clear();
   crash_trigger::point();
@@ -140,19 +101,9 @@ void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ord
 std::vector<std::uint64_t> store::get_batch(cpu::executor& ex, std::span<const std::uint64_t> keys) {
   std::vector<std::uint64_t> out(keys.size(), 0);
   if (keys.empty()) return out;
-  ex.launch({dim3(std::uint32_t((keys.size() + block - 1) / block)), dim3(block), 0, "gpkvs_get"},
-            [](auto& t, const std::uint64_t* k, std::uint64_t n, pm::pm_span<kv_pair> table, std::uint32_t sets,
-               std::uint64_t* o) {
-              const std::uint64_t i = t.global_id();
-              if (i >= n) return;
-              auto v = table.bind(t);
-              const std::uint64_t base = std::uint64_t(set_of(k[i], sets)) * ways;
-              for (std::uint32_t w = 0; w < ways; ++w) {
-                const kv_pair p = v[base + w];
-                if (p.key == k[i]) o[i] = p.value;
-              }
-            },
-            keys.data(), std::uint64_t(keys.size()), table_.span<kv_pair>(), p_.sets, out.data());
+  ex.launch({dim3(std::uint32_t((keys.size() + block - 1) / block)), dim3(block), 0, "gpkvs_get"}, get_kernel{},
+            global_span<const std::uint64_t>(keys.data(), keys.size()), table_.span<kv_pair>(), p_.sets,
+            global_span<std::uint64_t>(out.data(), out.size()));
   return out;
 }
 
@@ -176,18 +127,8 @@ bool store::recover(cpu::executor& ex) {
                               fmt::format("the table has {} slots", slots));
   });
   const pm::hcl_view log = log_->view();
-  ex.launch({dim3(log.blocks), dim3(log.threads), 0, "gpkvs_recover"},
-            [](auto& t, pm::hcl_view l, pm::pm_span<kv_pair> table) {
-              auto v = table.bind(t);
-              while (!l.is_empty(t)) {  // newest first
-                undo_entry e{};
-                l.read(t, &e, sizeof e);
-                v[e.slot] = kv_pair{e.key, e.value};
-                t.gpm_persist();  // restored before the entry goes
-                l.remove(t, sizeof e);
-              }
-            },
-            log, table_.span<kv_pair>());
+  ex.launch({dim3(log.blocks), dim3(log.threads), 0, "gpkvs_recover"}, recover_kernel{}, log,
+            table_.span<kv_pair>());
   state_.set(committed, batch_phase::idle);
   return true;
 }
@@ -195,18 +136,9 @@ bool store::recover(cpu::executor& ex) {
 void set_batch_dram(cpu::executor& ex, std::vector<kv_pair>& table, std::uint32_t sets, std::span<const kv_pair> batch) {
   const auto threads = std::uint32_t(batch.size()) * ways;
   if (threads == 0) return;
-  ex.launch({dim3((threads + block - 1) / block), dim3(block), 0, "gpkvs_set_dram"},
-            [](auto& t, const kv_pair* in, std::uint64_t n, kv_pair* tab, std::uint32_t nsets) {
-              const std::uint64_t g = t.global_id() / ways;
-              const std::uint32_t way = std::uint32_t(t.global_id() % ways);
-              if (g >= n) return;
-              const kv_pair p = in[g];
-              kv_pair* set = tab + std::uint64_t(set_of(p.key, nsets)) * ways;
-              kv_pair seen[ways];
-              for (std::uint32_t w = 0; w < ways; ++w) seen[w] = set[w];
-              if (choose_way(seen, p.key) == way) set[way] = p;
-            },
-            batch.data(), std::uint64_t(batch.size()), table.data(), sets);
+  ex.launch({dim3((threads + block - 1) / block), dim3(block), 0, "gpkvs_set_dram"}, set_dram_kernel{},
+            global_span<const kv_pair>(batch.data(), batch.size()), global_span<kv_pair>(table.data(), table.size()),
+            sets);
 }
 
 std::vector<std::uint64_t> get_batch_dram(cpu::executor& ex, const std::vector<kv_pair>& table, std::uint32_t sets,
@@ -214,15 +146,9 @@ std::vector<std::uint64_t> get_batch_dram(cpu::executor& ex, const std::vector<k
   std::vector<std::uint64_t> out(keys.size(), 0);
   if (keys.empty()) return out;
   ex.launch({dim3(std::uint32_t((keys.size() + block - 1) / block)), dim3(block), 0, "gpkvs_get_dram"},
-            [](auto& t, const std::uint64_t* k, std::uint64_t n, const kv_pair* tab, std::uint32_t nsets,
-               std::uint64_t* o) {
-              const std::uint64_t i = t.global_id();
-              if (i >= n) return;
-              const kv_pair* set = tab + std::uint64_t(set_of(k[i], nsets)) * ways;
-              for (std::uint32_t w = 0; w < ways; ++w)
-                if (set[w].key == k[i]) o[i] = set[w].value;
-            },
-            keys.data(), std::uint64_t(keys.size()), table.data(), sets, out.data());
+            get_kernel{}, global_span<const std::uint64_t>(keys.data(), keys.size()),
+            global_span<const kv_pair>(table.data(), table.size()), sets,
+            global_span<std::uint64_t>(out.data(), out.size()));
   return out;
 }
 

@@ -19,33 +19,14 @@
 #include "gpmx/pm/hcl_log.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
+#include "gpkvs/gpkvs_kernels.hpp"  // kv_pair, ways, variant, set_of, choose_way
 
 namespace gpmx::apps::gpkvs {
-
-struct kv_pair {
-  std::uint64_t key;  // 0: empty slot
-  std::uint64_t value;
-  bool operator==(const kv_pair&) const = default;
-};
-inline constexpr std::uint32_t ways = 8;
-
-// What set_batch runs: the correct code, or a seeded bug (docs/workloads.md,
-// "Seeded bugs").
-enum class variant : std::uint8_t {
-  correct,
-  no_log_fence,  // sbrp: no oFence between the undo entry's tail and the new pair
-};
 
 struct params {
   std::uint32_t sets = 1 << 14;
   std::uint32_t max_batch = 4096;  // pairs per batch
 };
-
-// The set of a key (keys are never 0).
-std::uint32_t set_of(std::uint64_t key, std::uint32_t sets);
-// The way a SET of `key` takes in a set: the way holding the key, else the
-// first empty way, else one chosen by the key's hash (an eviction).
-std::uint32_t choose_way(const kv_pair* set, std::uint64_t key);
 
 class store {
  public:

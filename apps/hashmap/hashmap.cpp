@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gpmx/pm/crash_trigger.hpp"
+#include "hashmap/hashmap_kernels.hpp"
 
 namespace gpmx::apps::hashmap {
 namespace {
@@ -12,36 +13,11 @@ namespace {
 constexpr std::uint32_t block = 256;
 constexpr const char* pool_name = "hashmap.pool";
 constexpr const char* log_name = "hashmap.log";
-constexpr std::uint64_t no_slot = ~std::uint64_t(0);
 
 // Words of region "txn".
 enum txn_words : std::size_t { w_state = 0, w_rounds = 1, w_slots = 2, w_max_batch = 3 };
 
-struct undo_entry {
-  std::uint64_t slot;
-  entry old;
-  std::uint64_t round;
-};
-
 std::uint32_t blocks_for(std::uint64_t threads) { return std::uint32_t((threads + block - 1) / block); }
-
-// Larger for a later round, and within a round for a lower index.
-GPMX_HD inline std::uint64_t claim_tag(std::uint64_t epoch, std::uint64_t i) {
-  return (epoch << 32) | (0xffffffffull - i);
-}
-
-// The undo-logged overwrite of one slot: the old content first. The seeded
-// bug log_after_update writes the slot before it logs the old content.
-template <class Ctx, class View>
-GPMX_HD void overwrite_slot(Ctx& t, View& v, const pm::hcl_view& log, std::uint64_t s, const entry& old,
-                            const entry& now, std::uint64_t round, pm::ordering order, bool log_after_update) {
-  const undo_entry e{s, old, round};
-  if (log_after_update) v[s] = now;
-  log.insert(t, &e, sizeof e, order);  // persists before the slot changes
-  if (!log_after_update) v[s] = now;
-  // epoch: durable now; sbrp: durable by the kernel's end, before the next round.
-  if (order == pm::ordering::epoch) t.gpm_persist();
-}
 
 }  // namespace
 
@@ -96,29 +72,13 @@ void store::insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::or
   std::vector<pending> now(n);
   std::vector<std::uint64_t> found(n, no_slot);
   if (n > 0) {
+    const global_span<const entry> in(batch.data(), n);
     // Round 0, reads: which keys are present, where the others aim.
-    ex.launch({dim3(blocks_for(n)), dim3(block), 0, "hashmap_find"},
-              [](auto& t, const entry* in, std::uint64_t count, pm::pm_span<entry> tab, std::uint64_t ns,
-                 pending* out, std::uint64_t* at) {
-                const std::uint64_t i = t.global_id();
-                if (i >= count) return;
-                const auto v = tab.bind(t);
-                bool hit = false;
-                std::uint64_t s = 0;
-                out[i] = first_round(v, ns, in[i].key, in[i].value, s, hit);
-                if (hit) at[i] = s;
-              },
-              batch.data(), n, table, nslots, now.data(), found.data());
+    ex.launch({dim3(blocks_for(n)), dim3(block), 0, "hashmap_find"}, find_kernel{}, in, table, nslots,
+              global_span<pending>(now.data(), now.size()), global_span<std::uint64_t>(found.data(), found.size()));
     // Round 0, writes: new values of present keys, in place.
-    ex.launch({dim3(blocks_for(n)), dim3(block), 0, "hashmap_update"},
-              [](auto& t, const entry* in, std::uint64_t count, const std::uint64_t* at, pm::pm_span<entry> tab,
-                 pm::hcl_view l, pm::ordering order, bool late_log) {
-                const std::uint64_t i = t.global_id();
-                if (i >= count || at[i] == no_slot) return;
-                auto v = tab.bind(t);
-                overwrite_slot(t, v, l, at[i], v[at[i]], in[i], 0, order, late_log);
-              },
-              batch.data(), n, found.data(), table, log, o, log_after_update);
+    ex.launch({dim3(blocks_for(n)), dim3(block), 0, "hashmap_update"}, update_kernel{}, in,
+              global_span<const std::uint64_t>(found.data(), found.size()), table, log, o, log_after_update);
   }
   std::erase_if(now, [](const pending& p) { return p.key == 0; });
   std::vector<pending> next;
@@ -131,32 +91,12 @@ void store::insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::or
     begin_round(round);
     const std::uint64_t m = now.size(), epoch = ++claim_epoch_;
     next.assign(m, pending{0, 0, 0});
-    ex.launch({dim3(blocks_for(m)), dim3(block), 0, "hashmap_claim"},
-              [](auto& t, const pending* p, std::uint64_t count, std::uint64_t ns, std::uint64_t* claims,
-                 std::uint64_t ep) {
-                const std::uint64_t i = t.global_id();
-                if (i >= count) return;
-                t.atomic_max(&claims[slot_of(p[i].key, p[i].fn, ns)], claim_tag(ep, i));
-              },
-              now.data(), m, nslots, claims_.data(), epoch);
-    ex.launch({dim3(blocks_for(m)), dim3(block), 0, "hashmap_place"},
-              [](auto& t, const pending* p, std::uint64_t count, std::uint64_t ns, const std::uint64_t* claims,
-                 std::uint64_t ep, pm::pm_span<entry> tab, pm::hcl_view l, std::uint64_t r, pm::ordering order,
-                 bool late_log, pending* out) {
-                const std::uint64_t i = t.global_id();
-                if (i >= count) return;
-                const pending me = p[i];
-                const std::uint64_t s = slot_of(me.key, me.fn, ns);
-                if (claims[s] != claim_tag(ep, i)) {  // lost: aim at the next hash function
-                  out[i] = pending{me.key, me.value, (me.fn + 1) % hash_functions};
-                  return;
-                }
-                auto v = tab.bind(t);
-                const entry old = v[s];
-                overwrite_slot(t, v, l, s, old, entry{me.key, me.value}, r, order, late_log);
-                if (old.key != 0) out[i] = pending{old.key, old.value, next_fn_after(old.key, s, ns)};
-              },
-              now.data(), m, nslots, claims_.data(), epoch, table, log, round, o, log_after_update, next.data());
+    const global_span<const pending> pend(now.data(), m);
+    ex.launch({dim3(blocks_for(m)), dim3(block), 0, "hashmap_claim"}, claim_kernel{}, pend, nslots, claims_.data(),
+              epoch);
+    ex.launch({dim3(blocks_for(m)), dim3(block), 0, "hashmap_place"}, place_kernel{}, pend, nslots,
+              global_span<const std::uint64_t>(claims_.data(), claims_.size()), epoch, table, log, round, o,
+              log_after_update, global_span<pending>(next.data(), next.size()));
     std::erase_if(next, [](const pending& p) { return p.key == 0; });
     now.swap(next);
   }
@@ -168,21 +108,7 @@ void store::insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::or
 
 void store::undo_round(cpu::executor& ex, std::uint64_t r) {
   const pm::hcl_view log = log_->view();
-  ex.launch({dim3(log.blocks), dim3(log.threads), 0, "hashmap_undo"},
-            [](auto& t, pm::hcl_view l, pm::pm_span<entry> tab, std::uint64_t round) {
-              auto v = tab.bind(t);
-              // A thread logs at most once per round, in round order: its
-              // newest entry is the only one of this round.
-              while (!l.is_empty(t)) {
-                undo_entry e{};
-                l.read(t, &e, sizeof e);
-                if (e.round != round) return;
-                v[e.slot] = e.old;
-                t.gpm_persist();  // restored before the entry goes
-                l.remove(t, sizeof e);
-              }
-            },
-            log, table_.span<entry>(), r);
+  ex.launch({dim3(log.blocks), dim3(log.threads), 0, "hashmap_undo"}, undo_kernel{}, log, table_.span<entry>(), r);
 }
 
 bool store::recover(cpu::executor& ex) {
@@ -204,18 +130,9 @@ bool store::recover(cpu::executor& ex) {
 std::vector<std::uint64_t> store::lookup(cpu::executor& ex, std::span<const std::uint64_t> keys) {
   std::vector<std::uint64_t> out(keys.size(), 0);
   if (keys.empty()) return out;
-  ex.launch({dim3(blocks_for(keys.size())), dim3(block), 0, "hashmap_lookup"},
-            [](auto& t, const std::uint64_t* k, std::uint64_t n, pm::pm_span<entry> tab, std::uint64_t ns,
-               std::uint64_t* o) {
-              const std::uint64_t i = t.global_id();
-              if (i >= n) return;
-              const auto v = tab.bind(t);
-              for (std::uint64_t f = 0; f < hash_functions; ++f) {
-                const entry e = v[slot_of(k[i], f, ns)];
-                if (e.key == k[i]) o[i] = e.value;
-              }
-            },
-            keys.data(), std::uint64_t(keys.size()), table_.span<entry>(), slots(), out.data());
+  ex.launch({dim3(blocks_for(keys.size())), dim3(block), 0, "hashmap_lookup"}, lookup_kernel{},
+            global_span<const std::uint64_t>(keys.data(), keys.size()), table_.span<entry>(), slots(),
+            global_span<std::uint64_t>(out.data(), out.size()));
   return out;
 }
 

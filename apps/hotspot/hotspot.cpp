@@ -1,36 +1,9 @@
 #include "hotspot/hotspot.hpp"
 
+#include "hotspot/hotspot_kernels.hpp"
 #include "iterative/kernel_math.hpp"
 
 namespace gpmx::apps::hotspot {
-namespace {
-
-// One cell: its neighbours (clamped at the chip's edge), its power and the
-// ambient through the package set the change of its temperature.
-GPMX_HD inline float cell_update(const coefficients& c, std::uint64_t rows, std::uint64_t cols, const float* power,
-                                 const float* in, std::uint64_t r, std::uint64_t col) {
-  const std::uint64_t i = r * cols + col;
-  const float t = in[i];
-  const float n = in[(r > 0 ? r - 1 : r) * cols + col];
-  const float s = in[(r + 1 < rows ? r + 1 : r) * cols + col];
-  const float w = in[r * cols + (col > 0 ? col - 1 : col)];
-  const float e = in[r * cols + (col + 1 < cols ? col + 1 : col)];
-  return t + c.step_over_cap *
-                 (power[i] + (n + s - 2.0f * t) * c.ry_inv + (e + w - 2.0f * t) * c.rx_inv + (c.ambient - t) * c.rz_inv);
-}
-
-struct hotspot_kernel {
-  template <class Ctx>
-  GPMX_HD void operator()(Ctx& t, coefficients c, std::uint64_t rows, std::uint64_t cols, const float* power,
-                          const float* in, float* out) const {
-    const std::uint64_t i = t.global_id();
-    if (i >= rows * cols) return;
-    out[i] = cell_update(c, rows, cols, power, in, i / cols, i % cols);
-  }
-};
-
-}  // namespace
-
 coefficients coefficients_for(std::uint64_t rows, std::uint64_t cols) {
   // Rodinia's chip: 16 mm square, 0.5 mm thick, silicon.
   constexpr double chip = 0.016, thickness = 0.0005, k_si = 100.0, spec_heat = 1.75e6, factor = 0.5;
@@ -60,11 +33,11 @@ std::vector<iterative::state_array> hotspot_app::state() { return {{"temperature
 void hotspot_app::step(cpu::executor& ex, std::uint64_t) {
   constexpr std::uint32_t block = 256;
   const auto blocks = dim3(std::uint32_t((temp.size() + block - 1) / block));
-  const float* p = power.data();
+  const global_span<const float> p(power.data(), power.size());
   ex.launch({blocks, dim3(block), 0, "hotspot_step"}, hotspot_kernel{}, c, rows, cols, p,
-            static_cast<const float*>(temp.data()), scratch.data());
+            global_span<const float>(temp.data(), temp.size()), global_span<float>(scratch.data(), scratch.size()));
   ex.launch({blocks, dim3(block), 0, "hotspot_step"}, hotspot_kernel{}, c, rows, cols, p,
-            static_cast<const float*>(scratch.data()), temp.data());
+            global_span<const float>(scratch.data(), scratch.size()), global_span<float>(temp.data(), temp.size()));
 }
 
 void reference_step(const coefficients& c, std::uint64_t rows, std::uint64_t cols, const std::vector<float>& power,

@@ -7,14 +7,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "hotspot/hotspot_kernels.hpp"  // coefficients
 #include "iterative/iterative.hpp"
 
 namespace gpmx::apps::hotspot {
 
 // The chip's thermal constants for a rows x cols grid (Rodinia's model).
-struct coefficients {
-  float step_over_cap, rx_inv, ry_inv, rz_inv, ambient;
-};
 coefficients coefficients_for(std::uint64_t rows, std::uint64_t cols);
 
 class hotspot_app final : public iterative::app {

@@ -22,29 +22,9 @@
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
+#include "multiqueue/multiqueue_kernels.hpp"  // queue_word, op, variant, value_of, count_of
 
 namespace gpmx::apps::multiqueue {
-
-// The 8 words of a queue's record (one 64-byte line per queue).
-enum queue_word : std::uint64_t {
-  q_head = 0,       // elements removed since creation
-  q_tail = 1,       // elements inserted since creation
-  q_log_head = 2,   // head and tail before the logged batch
-  q_log_tail = 3,
-  q_log_batch = 4,  // the logged batch plus one: the log is valid for it
-  q_done_batch = 5, // the last batch whose transaction finished here, plus one
-  queue_words = 8
-};
-
-enum class op : std::uint8_t { remove = 0, insert = 1 };
-
-// What run_batch runs: the correct code, or a seeded bug (docs/workloads.md,
-// "Seeded bugs").
-enum class variant : std::uint8_t {
-  correct,
-  early_publish,       // sbrp: the new tail (or head) stored right after the log's mark, unfenced
-  unordered_log_mark,  // epoch: no persist between the logged head and tail and the mark that validates them
-};
 
 struct shape {
   std::uint32_t queues;     // = thread blocks
@@ -55,16 +35,6 @@ struct shape {
   std::uint32_t insert_percent;
   std::uint64_t seed;
 };
-
-// The element a batch inserts at position i of queue q.
-GPMX_HD inline std::uint64_t value_of(std::uint64_t batch, std::uint64_t q, std::uint64_t i) {
-  return ((batch + 1) << 40) | (q << 20) | i;
-}
-// How many elements an operation moves, given the queue's size.
-GPMX_HD inline std::uint64_t count_of(op o, std::uint64_t size, std::uint64_t capacity, std::uint64_t elems) {
-  const std::uint64_t room = o == op::insert ? capacity - size : size;
-  return room < elems ? room : elems;
-}
 
 // What batch b does to each queue.
 std::vector<op> make_ops(const shape& s, std::uint64_t b);

@@ -17,6 +17,7 @@
 //           every flag, writes its chunk, ofence, the last element, dfence.
 #include <cstdint>
 
+#include "gpmx/exec/mem_view.hpp"
 #include "gpmx/exec/memory_scope.hpp"
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/pm/ordering.hpp"
@@ -97,7 +98,8 @@ struct partial_sums_kernel {
     if (a.partial.bind(t)[base + std::uint64_t(threads) * a.per_thread - 1] != native::empty) return;
     // Each chunk's offset in the block: an exclusive scan of the chunk sums
     // in shared memory (volatile; nothing to persist).
-    GPMX_SHARED(t, std::uint64_t, offsets, max_threads);
+    GPMX_SHARED(t, std::uint64_t, offset_words, max_threads);
+    auto offsets = shared_span<std::uint64_t>(offset_words, max_threads).bind(t);
     offsets[tid] = native::chunk_sum(t, a.input, first, a.per_thread);
     t.syncthreads();
     if (tid == 0) {
@@ -125,7 +127,8 @@ struct final_pass_kernel {
     if (a.output.bind(t)[base + span - 1] != native::empty) return;
     const auto part = a.partial.bind(t);
     // The sum of the blocks before this one: their last partial sums.
-    GPMX_SHARED(t, std::uint64_t, block_offset, 1);
+    GPMX_SHARED(t, std::uint64_t, block_offset_word, 1);
+    auto block_offset = shared_span<std::uint64_t>(block_offset_word, 1).bind(t);
     if (tid == 0) {
       std::uint64_t s = 0;
       for (std::uint64_t b = 0; b < t.block_rank(); ++b) s += part[(b + 1) * span - 1];

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <atomic>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gpmx/exec/cpu/executor.hpp"
@@ -125,6 +127,27 @@ TEST(Observer, ViewsComputeTheSameObservedOrNot) {
   const sum_run a = run_sum(plain, 7), b = run_sum(observed, 7);
   EXPECT_EQ(a.out, b.out);
   EXPECT_EQ(a.total, b.total);
+}
+
+// Unobserved launches run kernels with the context whose record calls
+// compile away; observed ones with the context that reports them.
+TEST(Observer, ALaunchGetsTheUnobservedContextOnlyWithoutAnObserver) {
+  auto context_kind = [](cpu::executor& ex) {
+    std::atomic<int> unobserved{0}, observed{0};
+    ex.launch({dim3(2), dim3(40), 0, "which_context"}, [&](auto& t) {
+      using ctx = std::remove_cvref_t<decltype(t)>;
+      if constexpr (std::is_same_v<ctx, cpu::unobserved_thread_ctx>) ++unobserved;
+      else if constexpr (std::is_same_v<ctx, cpu::thread_ctx>) ++observed;
+    });
+    return std::pair{unobserved.load(), observed.load()};
+  };
+  cpu::executor plain({.workers = 2});
+  cpu::executor plain_deterministic({.policy = cpu::schedule::deterministic, .seed = 3});
+  counting_observer obs;
+  cpu::executor watched({.policy = cpu::schedule::deterministic, .seed = 3, .observer = &obs});
+  EXPECT_EQ(context_kind(plain), std::pair(80, 0));
+  EXPECT_EQ(context_kind(plain_deterministic), std::pair(80, 0));
+  EXPECT_EQ(context_kind(watched), std::pair(0, 80));
 }
 
 TEST(Observer, TheParallelScheduleTakesOnlyAThreadSafeObserver) {

@@ -54,26 +54,27 @@ void note_failing_thread(fiber_record& fiber, dim3 thread);
 // unstarted; a thread that must wait suspends this fiber with it. The
 // context is local so that, in kernels that never wait, the compiler keeps
 // it in registers and the loop costs little more than a plain loop.
-template <class Closure>
+// Ctx is thread_ctx for observed launches, unobserved_thread_ctx otherwise.
+template <class Closure, class Ctx>
 void thread_loop(void* closure, block_state& block, fiber_record& fiber) {
   // A private copy of the kernel and its arguments: being local, they stay
   // in registers instead of being reloaded after every store the kernel makes.
   Closure run = *static_cast<const Closure*>(closure);
   std::vector<pm_line> pm_lines;
-  thread_ctx t(block, fiber, &pm_lines);
+  Ctx t(block, fiber, &pm_lines);
   try {
     // A thread's unpersisted PM stores become durable when it ends, which
     // is earlier than the kernel boundary the models require.
     if (t.seeded_order()) {
       while (t.claim())
         while (t.has_claimed()) {
-          t.start_next<true>(), run(t);
+          t.template start_next<true>(), run(t);
           if (t.pm_dirty()) t.persist_pm_writes();
         }
     } else {
       while (t.claim())
         while (t.has_claimed()) {
-          t.start_next<false>(), run(t);
+          t.template start_next<false>(), run(t);
           if (t.pm_dirty()) t.persist_pm_writes();
         }
     }
@@ -112,10 +113,14 @@ class executor {
   template <class Kernel, class... Args>
   void launch(const launch_config& cfg, Kernel&& kernel, Args&&... args) {
     auto closure = [k = std::forward<Kernel>(kernel),
-                    a = std::make_tuple(std::forward<Args>(args)...)](thread_ctx& t) {
+                    a = std::make_tuple(std::forward<Args>(args)...)](auto& t) {
       std::apply([&](const auto&... v) { k(t, v...); }, a);
     };
-    run(cfg, &detail::thread_loop<decltype(closure)>, &closure);
+    using closure_t = decltype(closure);
+    run(cfg,
+        observed() ? &detail::thread_loop<closure_t, thread_ctx>
+                   : &detail::thread_loop<closure_t, unobserved_thread_ctx>,
+        &closure);
   }
 
   // Runs `a` beside every launch until the attachment is destroyed (see
@@ -124,6 +129,8 @@ class executor {
   void detach(agent& a);
 
   const executor_options& options() const;
+  // Whether launches run under an observer (and so with the observed context).
+  bool observed() const { return options().observer != nullptr; }
   unsigned workers() const { return options().workers; }
 
  private:
@@ -133,6 +140,8 @@ class executor {
 };
 
 static_assert(thread_context<thread_ctx>, "the cpu thread context must satisfy gpmx::thread_context");
+static_assert(thread_context<unobserved_thread_ctx>,
+              "the cpu executor's unobserved context must satisfy gpmx::thread_context");
 static_assert(launcher<executor>, "the cpu executor must satisfy gpmx::launcher");
 
 // The process-wide executor used by gpmx::cpu::launch, built from the

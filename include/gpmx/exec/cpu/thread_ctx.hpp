@@ -38,7 +38,7 @@ constexpr std::memory_order load_part(memory_order o) {
   if (o == memory_order::acq_rel) return std::memory_order_acquire;
   return to_std(o);
 }
-template <class Closure>
+template <class Closure, class Ctx>
 void thread_loop(void* closure, block_state& block, fiber_record& fiber);
 template <class T>
 inline constexpr bool warp_value_ok =
@@ -253,11 +253,7 @@ class thread_ctx {
   // since the thread's last flush.
   void record_pm_write(const persist_domain* d, const void* p, std::size_t bytes,
                        source_loc loc = source_loc::current()) {
-    const auto first = reinterpret_cast<std::uintptr_t>(p) / persist_line_bytes;
-    const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes - 1) / persist_line_bytes;
-    for (std::uintptr_t l = first; l <= last; ++l)
-      if (pm_lines_->empty() || !(pm_lines_->back() == pm_line{d, l})) pm_lines_->push_back({d, l});
-    pm_dirty_ = true;
+    note_pm_lines(d, p, bytes);
     if (observed_ & space_bit(mem_space::pm)) observe_store(mem_space::pm, p, bytes, loc);
   }
   // Whether this thread stored to PM since its last flush. A flag in the
@@ -325,13 +321,22 @@ class thread_ctx {
 
  private:
   // The executor's thread loop and block scheduler drive the context; kernels do not.
-  template <class Closure>
+  template <class Closure, class Ctx>
   friend void detail::thread_loop(void* closure, detail::block_state& block, detail::fiber_record& fiber);
   friend class detail::block_scheduler;
+
+  friend class unobserved_thread_ctx;
 
   void persist_pm_writes() {
     persist_lines(*pm_lines_);
     pm_dirty_ = false;
+  }
+  void note_pm_lines(const persist_domain* d, const void* p, std::size_t bytes) {
+    const auto first = reinterpret_cast<std::uintptr_t>(p) / persist_line_bytes;
+    const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes - 1) / persist_line_bytes;
+    for (std::uintptr_t l = first; l <= last; ++l)
+      if (pm_lines_->empty() || !(pm_lines_->back() == pm_line{d, l})) pm_lines_->push_back({d, l});
+    pm_dirty_ = true;
   }
 
   // A carrier claims every unstarted thread of its block at once and runs
@@ -461,6 +466,24 @@ class thread_ctx {
   std::uint64_t next_ = 0;       // next claimed, unstarted index
   std::uint64_t end_ = 0;        // end of the claimed range
   std::uint64_t done_from_ = 0;  // finished threads not yet published: [done_from_, cur_)
+};
+
+// The context of a launch that no observer watches. Its record calls are
+// empty inline functions, so an access through a view compiles to the plain
+// load or store and loops over views vectorize as loops over pointers do (a
+// call that is merely never taken would stop that). The executor runs each
+// kernel with this type when the launch has no observer; a kernel written
+// against `auto& t` never names it.
+class unobserved_thread_ctx final : public thread_ctx {
+ public:
+  using thread_ctx::thread_ctx;
+  void record_pm_write(const persist_domain* d, const void* p, std::size_t bytes,
+                       source_loc = source_loc::current()) {
+    note_pm_lines(d, p, bytes);
+  }
+  void record_pm_read(const persist_domain*, const void*, std::size_t, source_loc = source_loc::current()) {}
+  void record_store(mem_space, const void*, std::size_t, source_loc = source_loc::current()) {}
+  void record_load(mem_space, const void*, std::size_t, source_loc = source_loc::current()) {}
 };
 
 }  // namespace gpmx::cpu
