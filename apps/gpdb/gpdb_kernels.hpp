@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "common/careless_hcl.hpp"
+#include "common/undo_newest_first.hpp"
 #include "gpmx/exec/mem_view.hpp"
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/pm/hcl_log.hpp"
@@ -78,13 +79,10 @@ struct recover_kernel {
   template <class Ctx>
   GPMX_HD void operator()(Ctx& t, pm::hcl_view log, pm::pm_span<row> table) const {
     auto v = table.bind(t);
-    while (!log.is_empty(t)) {  // newest first
-      undo_entry e{};
-      log.read(t, &e, sizeof e);
+    undo_newest_first<undo_entry>(t, log, [&](const undo_entry& e) {
       v[e.index] = e.old;
-      t.gpm_persist();  // restored before the entry goes
-      log.remove(t, sizeof e);
-    }
+      return true;
+    });
   }
 };
 

@@ -6,6 +6,7 @@
 // table is PM; undo entries go to HCL.
 #include <cstdint>
 
+#include "common/undo_newest_first.hpp"
 #include "gpmx/exec/mem_view.hpp"
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/pm/hcl_log.hpp"
@@ -118,14 +119,11 @@ struct undo_kernel {
     auto v = table.bind(t);
     // A thread logs at most once per round, in round order: its newest
     // entry is the only one of this round.
-    while (!log.is_empty(t)) {
-      undo_entry e{};
-      log.read(t, &e, sizeof e);
-      if (e.round != round) return;
+    undo_newest_first<undo_entry>(t, log, [&](const undo_entry& e) {
+      if (e.round != round) return false;
       v[e.slot] = e.old;
-      t.gpm_persist();  // restored before the entry goes
-      log.remove(t, sizeof e);
-    }
+      return true;
+    });
   }
 };
 
