@@ -11,6 +11,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libpmem-dev
   librocksdb-dev
+  clang-14 libfuzzer-14-dev  # only for the fuzz targets (scripts/fuzz.sh)
 )
 
 missing=()

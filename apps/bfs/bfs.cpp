@@ -7,6 +7,7 @@
 
 #include "bfs/bfs_kernels.hpp"
 #include "gpmx/pm/errors.hpp"
+#include "gpmx/pm/stored_value.hpp"
 
 namespace gpmx::apps::bfs {
 namespace {
@@ -23,15 +24,57 @@ enum progress_word { commit_word = 0, nodes_word, edges_word, source_word };
 search::search(std::unique_ptr<pm::pool> pool)
     : pool_(std::move(pool)), offsets_(pool_->find("offsets")), targets_(pool_->find("targets")),
       cost_(pool_->find("cost")), frontier_(pool_->find("frontier")), progress_(pool_->find("progress")) {
+  const auto& file = pool_->path();
+  if (progress_.size() < 32)
+    pm::throw_corrupt_value(file, "progress", "size", progress_.size(), "expected at least 32 bytes");
   const auto words = progress_.as<std::uint64_t>();
-  nodes_ = std::uint32_t(words[nodes_word]);
-  edges_ = words[edges_word];
-  source_ = std::uint32_t(words[source_word]);
-  if (nodes_ == 0 || source_ >= nodes_ || offsets_.size() < (std::uint64_t(nodes_) + 1) * 8 ||
-      targets_.size() < edges_ * 4 || cost_.size() < std::uint64_t(nodes_) * 4 ||
-      frontier_.size() < std::uint64_t(nodes_) * 8)
-    throw pm::pm_error(pm::errc::bad_size, fmt::format("{}: bfs regions do not fit {} nodes and {} edges",
-                                                       pool_->path().string(), nodes_, edges_));
+  nodes_ = std::uint32_t(pm::check_stored(file, "progress", "nodes (word 1)", words[nodes_word], 1, max_nodes));
+  const std::uint64_t n = nodes_;
+  // Every region exactly as create() sized it, so the checks below stay inside them.
+  edges_ = pm::check_stored(file, "progress", "edges (word 2)", words[edges_word], 0,
+                            std::max<std::uint64_t>(targets_.size() / 4, 1));
+  source_ = std::uint32_t(pm::check_stored(file, "progress", "source (word 3)", words[source_word], 0, n - 1));
+  const auto sized = [&](const pm::region& r, std::uint64_t bytes, const char* what) {
+    if (r.size() != bytes)
+      pm::throw_corrupt_value(file, r.name(), "size", r.size(), fmt::format("{} need {} bytes", what, bytes));
+  };
+  sized(offsets_, (n + 1) * 8, "the offsets of the stored nodes");
+  sized(targets_, std::max<std::uint64_t>(edges_, 1) * 4, "the stored edges");
+  sized(cost_, n * 4, "the levels of the stored nodes");
+  sized(frontier_, 2 * n * 4, "two frontiers of the stored nodes");
+  check_graph();
+  check_progress();
+}
+
+// The graph is set-up data, written once; offsets that leave the targets or a
+// target that is no node would send the level kernel outside its regions.
+void search::check_graph() const {
+  const auto& file = pool_->path();
+  const auto o = offsets_.as<const std::uint64_t>();
+  const auto t = targets_.as<const std::uint32_t>();
+  if (o[0] != 0) pm::throw_corrupt_value(file, "offsets", "offset of node 0", o[0], "expected 0");
+  for (std::uint64_t v = 0; v < nodes_; ++v)
+    pm::check_stored(file, "offsets", fmt::format("offset of node {}", v + 1), o[v + 1], o[v], edges_);
+  if (o[nodes_] != edges_)
+    pm::throw_corrupt_value(file, "offsets", fmt::format("offset of node {}", nodes_), o[nodes_],
+                            fmt::format("expected the {} stored edges", edges_));
+  for (std::uint64_t e = 0; e < edges_; ++e)
+    pm::check_stored(file, "targets", fmt::format("target of edge {}", e), t[e], 0, nodes_ - 1);
+}
+
+// The committed level and its frontier: a level past the node count, a
+// frontier larger than the graph or naming no node cannot be left by a run.
+void search::check_progress() const {
+  const auto& file = pool_->path();
+  const std::uint64_t w = progress_.as<std::uint64_t>()[commit_word];
+  const progress p = where();
+  if (p.level > nodes_ || p.frontier_size > nodes_)
+    pm::throw_corrupt_value(file, "progress", "commit word (word 0)", w,
+                            fmt::format("level and frontier size are at most the {} nodes", nodes_));
+  const auto frontier = frontier_.as<const std::uint32_t>().subspan((p.level % 2) * std::uint64_t(nodes_), nodes_);
+  for (std::uint32_t i = 0; i < p.frontier_size; ++i)
+    pm::check_stored(file, "frontier", fmt::format("node {} of the level-{} frontier", i, p.level), frontier[i], 0,
+                     nodes_ - 1);
 }
 
 search search::create(const std::filesystem::path& dir, const graph& g, std::uint32_t source, pm::durability mode) {

@@ -49,6 +49,9 @@ class search {
 
  private:
   explicit search(std::unique_ptr<pm::pool> pool);
+  // Throw pm_error(corrupt_value) naming a stored word a run cannot leave.
+  void check_graph() const;
+  void check_progress() const;
 
   std::unique_ptr<pm::pool> pool_;
   pm::region offsets_, targets_, cost_, frontier_, progress_;

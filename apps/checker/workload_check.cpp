@@ -1,5 +1,6 @@
 #include "checker/workload_check.hpp"
 
+#include "gpmx/pm/pool_identity.hpp"
 #include "gpmx/trace/recorder.hpp"
 
 namespace gpmx::apps {
@@ -8,6 +9,8 @@ trace::trace trace_workload(workload& w, const params& p, style s, const std::st
                             const std::filesystem::path& root) {
   trace::recorder rec;
   {
+    // Pools made by the run get identities from the seed: the same trace every time.
+    const pm::deterministic_pool_identity identity(seed);
     cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = seed, .observer = &rec});
     env e{ex, root / std::string(w.name()), pm::durability::none};
     e.bug = bug;

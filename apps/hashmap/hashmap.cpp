@@ -1,10 +1,13 @@
 #include "hashmap/hashmap.hpp"
 
+#include <cstring>
 #include <random>
+#include <string>
 #include <unordered_set>
 #include <fmt/format.h>
 
 #include "gpmx/pm/crash_trigger.hpp"
+#include "gpmx/pm/stored_value.hpp"
 #include "hashmap/hashmap_kernels.hpp"
 
 namespace gpmx::apps::hashmap {
@@ -48,7 +51,30 @@ store store::create(const std::filesystem::path& dir, std::uint64_t slots, std::
 store store::open(const std::filesystem::path& dir, pm::durability mode) {
   auto pool = std::make_unique<pm::pool>(pm::pool::open(dir / pool_name, mode));
   auto log = std::make_unique<pm::hcl_log>(pm::hcl_log::open(dir / log_name, mode));
+  check_stored_words(*pool, *log);
   return store(std::move(pool), std::move(log));
+}
+
+// Every word of "txn" a crash can leave, against the regions and the log
+// create() made for it; anything else is a damaged file.
+void store::check_stored_words(pm::pool& pool, pm::hcl_log& log) {
+  const auto& file = pool.path();
+  const pm::region txn = pool.find("txn");
+  if (txn.size() < 32) pm::throw_corrupt_value(file, "txn", "size", txn.size(), "expected at least 32 bytes");
+  const auto w = txn.as<const std::uint64_t>();
+  const std::uint64_t table_bytes = pool.find("table").size();
+  const std::uint64_t slots = pm::check_stored(file, "txn", "slots (word 2)", w[w_slots], 2, 1ull << 28);
+  if (table_bytes != slots * sizeof(entry))
+    pm::throw_corrupt_value(file, "table", "size", table_bytes,
+                            fmt::format("{} slots need {} bytes", slots, slots * sizeof(entry)));
+  const std::uint64_t max_batch = pm::check_stored(file, "txn", "max_batch (word 3)", w[w_max_batch], 1, slots / 2);
+  pm::check_stored(file, "txn", "rounds begun (word 1)", w[w_rounds], 0, max_rounds + 1);
+  batch_state(txn, w_state * 8).check(file);
+  const pm::hcl_view lv = log.view();
+  if (lv.threads != block || lv.blocks != blocks_for(max_batch))
+    pm::throw_corrupt_region(log.file().path(), "gpmx.log.meta",
+                             fmt::format("a log of {} blocks of {} threads, but batches of {} keys use {} of {}",
+                                         lv.blocks, lv.threads, max_batch, blocks_for(max_batch), block));
 }
 
 std::uint64_t store::slots() const { return txn_word(w_slots); }
@@ -120,6 +146,17 @@ bool store::recover(cpu::executor& ex) {
     state_.set(committed + 1, batch_phase::idle);
     return true;
   }
+  // Every entry names a slot of the table and a round begun, or undoing it
+  // would write elsewhere (or never happen).
+  const std::uint64_t nslots = slots(), rounds = txn_word(w_rounds);
+  log_->for_each_entry(sizeof(undo_entry), [&](std::uint64_t b, std::uint32_t t, const void* raw) {
+    undo_entry e;
+    std::memcpy(&e, raw, sizeof e);
+    const std::string who = fmt::format("of an undo entry of thread {} of block {}", t, b);
+    pm::check_stored(log_->file().path(), "gpmx.hcl.data", "slot " + who, e.slot, 0, nslots - 1);
+    if (rounds > 0) pm::check_stored(log_->file().path(), "gpmx.hcl.data", "round " + who, e.round, 0, rounds - 1);
+    else pm::throw_corrupt_value(log_->file().path(), "gpmx.hcl.data", "round " + who, e.round, "no round was begun");
+  });
   // Newest round first: a slot written in several rounds ends with the
   // content its round-0-most entry logged, the one from before the batch.
   for (std::uint64_t r = txn_word(w_rounds); r-- > 0;) undo_round(ex, r);

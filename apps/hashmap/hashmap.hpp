@@ -48,6 +48,8 @@ class store {
 
  private:
   store(std::unique_ptr<pm::pool> pool, std::unique_ptr<pm::hcl_log> log);
+  // Throws pm_error(corrupt_value) naming a stored word a run cannot leave.
+  static void check_stored_words(pm::pool& pool, pm::hcl_log& log);
   std::uint64_t& txn_word(std::size_t i) const { return txn_.as<std::uint64_t>()[i]; }
   void begin_round(std::uint64_t r);
   void undo_round(cpu::executor& ex, std::uint64_t r);

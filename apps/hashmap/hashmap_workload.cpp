@@ -107,6 +107,9 @@ class hashmap_workload final : public workload {
     auto hm = hashmap::store::open(e.dir, e.mode);
     const run_meta m = read_meta(hm.pool(), *this);
     const hm_shape s = check_recorded(hm.pool(), [&] { return shape_of(m.p); });
+    if (s.slots != hm.slots())  // the replay would read past the table
+      pm::throw_corrupt_region(hm.pool().path(), "meta", fmt::format("the recorded slots={} differ from the table's {} slots",
+                                                                     s.slots, hm.slots()));
     verify_report v;
     const std::uint64_t committed = hm.committed_batches();
     if (hm.batch_in_flight()) {

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "common/region_size.hpp"
 #include "common/run_meta.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/exec/errors.hpp"
@@ -52,6 +53,23 @@ std::uint64_t run_iterations(const env& e, app& a, pm::checkpoint& cp, progress&
     e.report(double(pr.done) / double(sc.iterations));
   }
   return saves;
+}
+
+// The iteration count a restored checkpoint holds is one a save stores: a
+// save point of the schedule (or 0, the content of a copy never written,
+// which the seeded bug flip-before-copy can expose), with at least as many
+// flips of the epoch word as saves lead there. Anything else would resume
+// past the end (or never finish) on a damaged file.
+void check_restored(pm::checkpoint& cp, const std::filesystem::path& file, const progress& pr, schedule sc) {
+  const std::uint64_t d = pr.done;
+  const bool save_point = d <= sc.iterations && (d % sc.interval == 0 || d == sc.iterations);
+  if (!save_point)
+    pm::throw_corrupt_value(file, "gpmcp.g0", "saved iteration count (element 0)", d,
+                            fmt::format("a save point of {} iterations saved every {}", sc.iterations, sc.interval));
+  const std::uint64_t saves = d / sc.interval + (d % sc.interval != 0 ? 1 : 0);
+  if (cp.epoch(0) < saves)
+    pm::throw_corrupt_value(file, "gpmcp.meta", "epoch of group 0", cp.epoch(0),
+                            fmt::format("the saved iteration {} took at least {} saves", d, saves));
 }
 
 // The app's own PM region, when it has one.
@@ -117,8 +135,12 @@ recover_report checkpointed_workload::recover(const env& e) {
   auto cp = pm::checkpoint::open(e.dir / cp_file(name()), e.mode);
   progress pr;
   register_all(cp, *a, pr);
-  if (cp.epoch(0) > 0) cp.restore(0, e.ex);  // else the fresh app is iteration 0
-  if (a->own_pm_bytes() > 0) a->attach_pm(pool.find(own_region), m.s);
+  if (cp.epoch(0) > 0) {  // else the fresh app is iteration 0
+    cp.restore(0, e.ex);
+    check_restored(cp, e.dir / cp_file(name()), pr, sc);
+  }
+  if (a->own_pm_bytes() > 0)
+    a->attach_pm(region_of_size(pool, own_region, a->own_pm_bytes(), "the recorded parameters"), m.s);
   recover_report r;
   const std::uint64_t from = pr.done;
   r.repaired = from < sc.iterations;
@@ -145,6 +167,7 @@ verify_report checkpointed_workload::verify(const env& e) {
     return v;
   }
   cp.restore(0, e.ex);
+  check_restored(cp, e.dir / cp_file(name()), pr, sc);
   if (pr.done != sc.iterations) {
     v.detail = fmt::format("the checkpoint holds {} of {} iterations: recover first", pr.done, sc.iterations);
     return v;
@@ -167,7 +190,8 @@ verify_report checkpointed_workload::verify(const env& e) {
   }
   const std::uint64_t state_values = v.checked;
   if (a->own_pm_bytes() > 0) {
-    verify_report own = a->check_own_pm(pool.find(own_region), *ref, sc.iterations);
+    verify_report own = a->check_own_pm(region_of_size(pool, own_region, a->own_pm_bytes(), "the recorded parameters"),
+                                        *ref, sc.iterations);
     v.checked += own.checked;
     if (!own.ok) {
       v.detail = own.detail;

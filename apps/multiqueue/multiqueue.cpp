@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "gpmx/pm/crash_trigger.hpp"
+#include "gpmx/pm/stored_value.hpp"
 
 namespace gpmx::apps::multiqueue {
 namespace {
@@ -62,7 +63,42 @@ store store::create(const std::filesystem::path& dir, const shape& s, pm::durabi
 }
 
 store store::open(const std::filesystem::path& dir, pm::durability mode) {
-  return store(std::make_unique<pm::pool>(pm::pool::open(dir / pool_name, mode)));
+  auto pool = std::make_unique<pm::pool>(pm::pool::open(dir / pool_name, mode));
+  check_stored_words(*pool);
+  return store(std::move(pool));
+}
+
+// The shape in "txn" against the regions create() made for it, the
+// transaction word, and every queue's head, tail and log against what a run
+// leaves (head <= tail <= head + capacity, a log of no batch later than the
+// one in flight); anything else is a damaged file.
+void store::check_stored_words(pm::pool& pool) {
+  const auto& file = pool.path();
+  const pm::region txn = pool.find("txn");
+  if (txn.size() < 32) pm::throw_corrupt_value(file, "txn", "size", txn.size(), "expected at least 32 bytes");
+  const auto w = txn.as<const std::uint64_t>();
+  const std::uint64_t nq = pm::check_stored(file, "txn", "queues (word 1)", w[w_queues], 1, 1u << 20);
+  const std::uint64_t cap = pm::check_stored(file, "txn", "capacity (word 2)", w[w_capacity], 1, 1u << 20);
+  pm::check_stored(file, "txn", "threads (word 3)", w[w_threads], 1, 1024);
+  const pm::region queues = pool.find("queues"), ring = pool.find("ring");
+  if (queues.size() != nq * queue_words * 8)
+    pm::throw_corrupt_value(file, "queues", "size", queues.size(),
+                            fmt::format("{} queues need {} bytes", nq, nq * queue_words * 8));
+  if (ring.size() != nq * cap * 8)
+    pm::throw_corrupt_value(file, "ring", "size", ring.size(),
+                            fmt::format("{} queues of {} elements need {} bytes", nq, cap, nq * cap * 8));
+  const batch_state state(txn, w_state * 8);
+  state.check(file);
+  const std::uint64_t latest = state.committed() + 1;  // the batch in flight (or the next), plus one
+  const auto q = queues.as<const std::uint64_t>();
+  for (std::uint64_t i = 0; i < nq; ++i) {
+    const std::uint64_t* r = q.data() + i * queue_words;
+    const auto field = [i](const char* what) { return fmt::format("{} of queue {}", what, i); };
+    pm::check_stored(file, "queues", field("tail"), r[q_tail], r[q_head], r[q_head] + cap);
+    pm::check_stored(file, "queues", field("logged tail"), r[q_log_tail], r[q_log_head], r[q_log_head] + cap);
+    pm::check_stored(file, "queues", field("logged batch"), r[q_log_batch], 0, latest);
+    pm::check_stored(file, "queues", field("done batch"), r[q_done_batch], 0, latest);
+  }
 }
 
 std::uint64_t store::queue_count() const { return txn_word(w_queues); }

@@ -64,6 +64,8 @@ class store {
 
  private:
   explicit store(std::unique_ptr<pm::pool> pool);
+  // Throws pm_error(corrupt_value) naming a stored word a run cannot leave.
+  static void check_stored_words(pm::pool& pool);
   std::uint64_t txn_word(std::size_t i) const { return txn_.as<std::uint64_t>()[i]; }
 
   std::unique_ptr<pm::pool> pool_;

@@ -127,6 +127,10 @@ class multiqueue_workload final : public workload {
     auto q = mq::store::open(e.dir, e.mode);
     const run_meta m = read_meta(q.pool(), *this);
     const mq::shape s = check_recorded(q.pool(), [&] { return shape_of(m.p); });
+    if (s.queues != q.queue_count() || s.capacity != q.capacity())  // the replay would read past the queues
+      pm::throw_corrupt_region(q.pool().path(), "meta",
+                               fmt::format("the recorded queues={} capacity={} differ from the pool's {} queues of {}",
+                                           s.queues, s.capacity, q.queue_count(), q.capacity()));
     verify_report v;
     const std::uint64_t committed = q.committed_batches();
     if (q.batch_in_flight()) {

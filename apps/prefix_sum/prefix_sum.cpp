@@ -1,6 +1,8 @@
 #include "prefix_sum/prefix_sum.hpp"
 
+#include "common/region_size.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
+#include "gpmx/pm/stored_value.hpp"
 #include "prefix_sum/prefix_sum_kernel.hpp"
 
 namespace gpmx::apps::prefix_sum {
@@ -8,10 +10,10 @@ namespace gpmx::apps::prefix_sum {
 job::job(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s)
     : pool_(std::move(pool)),
       shape_(s),
-      input_(pool_->find("input")),
-      partial_(pool_->find("partial")),
-      output_(pool_->find("output")),
-      stage_(pool_->find("stage")) {}
+      input_(region_of_size(*pool_, "input", s.elements * 8, "the recorded elements")),
+      partial_(region_of_size(*pool_, "partial", s.elements * 8, "the recorded elements")),
+      output_(region_of_size(*pool_, "output", s.elements * 8, "the recorded elements")),
+      stage_(region_of_size(*pool_, "stage", 8, "the stage word")) {}
 
 job job::create(const std::filesystem::path& dir, const native::chunked_shape& s, pm::durability mode) {
   const std::uint64_t bytes = s.elements * 8;
@@ -24,7 +26,13 @@ job job::create(const std::filesystem::path& dir, const native::chunked_shape& s
   return job(std::move(pool), s);
 }
 
-job job::open(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s) { return job(std::move(pool), s); }
+// A stage word naming no stage would make recovery skip both passes.
+job job::open(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s) {
+  job out(std::move(pool), s);
+  pm::check_stored(out.pool_->path(), "stage", "stage word", out.stage_.as<std::uint64_t>()[0], 0,
+                   std::uint64_t(stage::done));
+  return out;
+}
 
 template <class Kernel>
 void job::launch(cpu::executor& ex, pm::ordering o, const char* name, bool total_before_join) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/region_size.hpp"
 #include "reduction/reduction_kernel.hpp"
 
 namespace gpmx::apps::reduction {
@@ -9,9 +10,10 @@ namespace gpmx::apps::reduction {
 job::job(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s)
     : pool_(std::move(pool)),
       shape_(s),
-      input_(pool_->find("input")),
-      partial_(pool_->find("partial")),
-      total_(pool_->find("total")) {}
+      input_(region_of_size(*pool_, "input", s.elements * 8, "the recorded elements")),
+      partial_(region_of_size(*pool_, "partial", std::uint64_t(s.blocks()) * s.threads * 8,
+                              "the recorded blocks of threads")),
+      total_(region_of_size(*pool_, "total", 8, "one total")) {}
 
 job job::create(const std::filesystem::path& dir, const native::chunked_shape& s, pm::durability mode) {
   const std::uint64_t slots = std::uint64_t(s.blocks()) * s.threads;

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "common/region_size.hpp"
+#include "gpmx/pm/stored_value.hpp"
 #include "scan/scan_kernel.hpp"
 
 namespace gpmx::apps::scan {
@@ -9,10 +13,10 @@ namespace gpmx::apps::scan {
 job::job(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s)
     : pool_(std::move(pool)),
       shape_(s),
-      input_(pool_->find("input")),
-      ping_(pool_->find("ping")),
-      pong_(pool_->find("pong")),
-      progress_(pool_->find("progress")) {}
+      input_(region_of_size(*pool_, "input", s.elements * 8, "the recorded elements")),
+      ping_(region_of_size(*pool_, "ping", s.elements * 8, "the recorded elements")),
+      pong_(region_of_size(*pool_, "pong", s.elements * 8, "the recorded elements")),
+      progress_(region_of_size(*pool_, "progress", std::uint64_t(s.blocks()) * 8, "the recorded arrays")) {}
 
 job job::create(const std::filesystem::path& dir, const native::chunked_shape& s, pm::durability mode) {
   const std::uint64_t bytes = s.elements * 8;
@@ -25,7 +29,15 @@ job job::create(const std::filesystem::path& dir, const native::chunked_shape& s
   return job(std::move(pool), s);
 }
 
-job job::open(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s) { return job(std::move(pool), s); }
+// A marker past the last pass would end the array's kernel early and leave a
+// result never computed (or, with a wrapped 32-bit value, redo passes).
+job job::open(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s) {
+  job out(std::move(pool), s);
+  const auto p = out.progress();
+  for (std::size_t b = 0; b < p.size(); ++b)
+    pm::check_stored(out.pool_->path(), "progress", fmt::format("pass marker of array {}", b), p[b], 0, out.passes());
+  return out;
+}
 
 std::uint32_t job::passes() const { return passes_for(shape_.threads); }
 

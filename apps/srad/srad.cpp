@@ -6,6 +6,7 @@
 
 #include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/pm/errors.hpp"
+#include "gpmx/pm/stored_value.hpp"
 #include "gpmx/support/hash_mix.hpp"
 #include "srad/srad_kernels.hpp"
 
@@ -25,12 +26,34 @@ progress decode(std::uint64_t w) { return {std::uint32_t(w / 2), (w & 1) != 0}; 
 state::state(std::unique_ptr<pm::pool> pool)
     : pool_(std::move(pool)), image_(pool_->find("image")), noise_(pool_->find("noise")),
       progress_(pool_->find("progress")) {
-  rows_ = std::uint32_t(progress_.as<std::uint64_t>()[1]);
-  cols_ = std::uint32_t(progress_.as<std::uint64_t>()[2]);
+  const auto& file = pool_->path();
+  if (progress_.size() < 24)
+    pm::throw_corrupt_value(file, "progress", "size", progress_.size(), "expected at least 24 bytes");
+  const auto w = progress_.as<const std::uint64_t>();
+  // Within create's limits, so rows x cols and the sizes below cannot wrap.
+  rows_ = std::uint32_t(pm::check_stored(file, "progress", "rows (word 1)", w[1], 1, 1u << 16));
+  cols_ = std::uint32_t(pm::check_stored(file, "progress", "cols (word 2)", w[2], 1, 1u << 16));
+  pm::check_stored(file, "progress", "progress word (word 0)", w[0], 0, 2ull * 0xffffffffull + 1);
   const std::uint64_t n = std::uint64_t(rows_) * cols_;
-  if (n == 0 || image_.size() < 2 * n * sizeof(float) || noise_.size() < n * sizeof(noise_record))
-    throw pm::pm_error(pm::errc::bad_size, fmt::format("{}: srad regions do not fit a {} x {} image",
-                                                       pool_->path().string(), rows_, cols_));
+  if (image_.size() != 2 * n * sizeof(float))
+    pm::throw_corrupt_value(file, "image", "size", image_.size(),
+                            fmt::format("two {} x {} images need {} bytes", rows_, cols_, 2 * n * sizeof(float)));
+  if (noise_.size() != n * sizeof(noise_record))
+    pm::throw_corrupt_value(file, "noise", "size", noise_.size(),
+                            fmt::format("a {} x {} image's noise values need {} bytes", rows_, cols_,
+                                        n * sizeof(noise_record)));
+}
+
+void state::check_recorded(std::uint32_t rows, std::uint32_t cols, std::uint32_t iterations) const {
+  if (rows != rows_ || cols != cols_)  // the reference would be compared past the image
+    pm::throw_corrupt_region(pool_->path(), "meta",
+                             fmt::format("the recorded rows={} cols={} differ from the stored {} x {} image", rows,
+                                         cols, rows_, cols_));
+  const progress p = where();
+  if (p.iterations_done > iterations || (p.iterations_done == iterations && p.coefficients_ready))
+    pm::throw_corrupt_value(pool_->path(), "progress", "progress word (word 0)", progress_.as<std::uint64_t>()[0],
+                            fmt::format("the run has {} iterations: at most {}", iterations,
+                                        encode({iterations, false})));
 }
 
 state state::create(const std::filesystem::path& dir, std::uint32_t rows, std::uint32_t cols, std::uint64_t seed,

@@ -42,6 +42,9 @@ class state {
                         bool early_coefficients_commit = false);
 
   progress where() const;
+  // Throws pm_error(corrupt_value) when the stored image size differs from
+  // the recorded parameters, or the progress word is past the run's end.
+  void check_recorded(std::uint32_t rows, std::uint32_t cols, std::uint32_t iterations) const;
   std::uint32_t rows() const { return rows_; }
   std::uint32_t cols() const { return cols_; }
   // The buffer that holds the image after `iterations` iterations.

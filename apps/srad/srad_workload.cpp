@@ -85,6 +85,7 @@ class srad_workload final : public workload {
     auto img = srad::state::open(e.dir, e.mode);
     const run_meta m = read_meta(img.pool(), *this);
     const srad_shape s = check_recorded(img.pool(), [&] { return shape_of(m.p); });
+    img.check_recorded(s.rows, s.cols, s.iterations);
     const srad::progress at = img.where();
     const auto start = clock_type::now();
     const std::uint32_t ran = img.advance(e.ex, s.iterations, s.lambda, m.s);
@@ -103,6 +104,7 @@ class srad_workload final : public workload {
     auto img = srad::state::open(e.dir, e.mode);
     const run_meta m = read_meta(img.pool(), *this);
     const srad_shape s = check_recorded(img.pool(), [&] { return shape_of(m.p); });
+    img.check_recorded(s.rows, s.cols, s.iterations);
     verify_report v;
     const srad::progress at = img.where();
     if (at.iterations_done < s.iterations) {

@@ -10,6 +10,7 @@
 #include "checkpoint_copy.hpp"
 #include "checkpoint_layout.hpp"
 #include "format.hpp"
+#include "gpmx/pm/stored_value.hpp"
 
 namespace gpmx::pm {
 namespace fs = std::filesystem;
@@ -156,15 +157,16 @@ checkpoint checkpoint::open(const fs::path& path, durability mode) {
     s->data.push_back(s->file.find(name));
     if (s->data.back().size() < 2 * h.copy_stride)
       fail(errc::not_a_pool, fmt::format("{}: data region '{}' is smaller than two copies", where, name));
+    // The group's table: element sizes a registration could have recorded,
+    // and an epoch that a save can still advance.
     const auto w = s->words(g);
-    const std::uint64_t count = load_word(w.count);
+    const std::uint64_t count = check_stored(path, L::meta_region, fmt::format("element count of group {}", g),
+                                             load_word(w.count), 0, h.elements);
     std::uint64_t total = 0;
-    bool ok = count <= h.elements;
-    for (std::uint64_t i = 0; ok && i < count; ++i) {
-      ok = w.sizes[i] != 0 && w.sizes[i] <= h.bytes_per_copy - total;
-      if (ok) total += w.sizes[i];
-    }
-    if (!ok) fail(errc::not_a_pool, fmt::format("{}: checkpoint group {}'s registration record is corrupt", where, g));
+    for (std::uint64_t i = 0; i < count; ++i)
+      total += check_stored(path, L::meta_region, fmt::format("size of element {} of group {}", i, g), w.sizes[i], 1,
+                            h.bytes_per_copy - total);
+    check_stored(path, L::meta_region, fmt::format("epoch of group {}", g), load_word(w.epoch), 0, ~0ull - 1);
   }
   s->registered.resize(h.groups);
   return checkpoint(std::move(s));

@@ -1,18 +1,17 @@
 #include "gpmx/pm/pool.hpp"
 #include "gpmx/pm/pm_write_stats.hpp"
+#include "gpmx/pm/pool_identity.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
 #include <mutex>
 #include <optional>
-#include <random>
 
 #include "format.hpp"
 #include "mapping.hpp"
@@ -76,12 +75,6 @@ void fsync_path(const fs::path& p, const std::string& shown) {
     fail(errc::io, fmt::format("{}: fsync failed: {}", shown, std::strerror(err)));
   }
   ::close(fd);
-}
-
-std::uint64_t now_ns() {
-  return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                           std::chrono::system_clock::now().time_since_epoch())
-                           .count());
 }
 
 // Reads and checks the header without mapping (a failed open writes nothing).
@@ -190,11 +183,9 @@ pool pool::create(const fs::path& path, std::uint64_t size, pool_options options
     std::memcpy(h.magic, format::magic, sizeof h.magic);
     h.version = format::version;
     h.features = 0;
-    std::random_device rd;
-    for (auto& b : h.uuid) b = std::uint8_t(rd());
-    h.uuid[6] = std::uint8_t((h.uuid[6] & 0x0f) | 0x40);  // RFC 4122 version 4
-    h.uuid[8] = std::uint8_t((h.uuid[8] & 0x3f) | 0x80);
-    h.created_ns = now_ns();
+    const pool_identity id = next_pool_identity();
+    std::memcpy(h.uuid, id.uuid.data(), sizeof h.uuid);
+    h.created_ns = id.created_ns;
     h.pool_size = size;
     h.table_offset = format::header_bytes;
     h.table_bytes = table_bytes;

@@ -2,6 +2,8 @@
 // written byte by byte, so the file reads the same on any host.
 #include "gpmx/trace/trace_file.hpp"
 
+#include "file_addresses.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
@@ -61,7 +63,7 @@ class reader {
   std::uint64_t at_ = 0;
 };
 
-void write_event(writer& w, const event& e) {
+void write_event(writer& w, const event& e, std::uint64_t address) {
   w.u8(std::uint8_t(e.kind));
   w.u8(std::uint8_t(e.scope_of));
   w.u8(std::uint8_t(e.op));
@@ -71,7 +73,7 @@ void write_event(writer& w, const event& e) {
   w.u32(e.warp);
   w.u32(e.lane);
   w.u64(e.po);
-  w.u64(e.address);
+  w.u64(address);
   w.u64(e.bytes);
   w.u64(e.value);
   w.u64(e.result);
@@ -112,10 +114,10 @@ event read_event(reader& r) {
   return e;
 }
 
-void write_pool(writer& w, const pool_image& p) {
+void write_pool(writer& w, const pool_image& p, std::uint64_t base) {
   w.u32(std::uint32_t(p.path.size()));
   w.bytes(reinterpret_cast<const std::uint8_t*>(p.path.data()), p.path.size());
-  w.u64(p.base);
+  w.u64(base);
   w.u64(p.length);
   w.u64(p.first_event);
   w.u64(p.end_event);
@@ -167,12 +169,13 @@ std::vector<std::uint8_t> encode(const trace& t) {
   w.u64(t.events.size());
   w.u32(std::uint32_t(t.strings.size()));
   w.u32(std::uint32_t(t.pools.size()));
-  for (const event& e : t.events) write_event(w, e);
+  const file_addresses addresses(t);
+  for (std::uint64_t i = 0; i < t.events.size(); ++i) write_event(w, t.events[i], addresses.of_event(i));
   for (const std::string& s : t.strings) {
     w.u32(std::uint32_t(s.size()));
     w.bytes(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
   }
-  for (const pool_image& p : t.pools) write_pool(w, p);
+  for (std::size_t i = 0; i < t.pools.size(); ++i) write_pool(w, t.pools[i], addresses.pool_base(i));
   return w.take();
 }
 

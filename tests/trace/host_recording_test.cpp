@@ -96,7 +96,7 @@ TEST(HostRecording, PoolImagesSurviveTheTraceFile) {
   unsigned line = 0;
   const trace::trace t = record(s.path(), line);
   const trace::trace back = trace::decode(trace::encode(t), "memory");
-  EXPECT_EQ(back, t);
+  EXPECT_EQ(back, trace::with_file_addresses(t));
   std::vector<std::uint8_t> bytes = trace::encode(t);
   bytes.resize(bytes.size() - 10);  // cut into the pool image
   EXPECT_THROW(trace::decode(bytes, "cut"), trace::trace_file_error);

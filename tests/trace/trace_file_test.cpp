@@ -21,7 +21,9 @@ const trace::trace& sample() {
 TEST(TraceFile, RoundTripsInMemory) {
   const std::vector<std::uint8_t> bytes = trace::encode(sample());
   EXPECT_GE(bytes.size(), trace::header_bytes + sample().events.size() * trace::record_bytes);
-  EXPECT_EQ(trace::decode(bytes), sample());
+  EXPECT_EQ(trace::decode(bytes), trace::with_file_addresses(sample()));
+  // What is read back is written back unchanged.
+  EXPECT_EQ(trace::encode(trace::decode(bytes)), bytes);
 }
 
 TEST(TraceFile, RoundTripsThroughAFile) {
@@ -30,7 +32,7 @@ TEST(TraceFile, RoundTripsThroughAFile) {
   trace::write_trace(sample(), path);
   const trace::trace back = trace::read_trace(path);
   std::filesystem::remove(path);
-  EXPECT_EQ(back, sample());
+  EXPECT_EQ(back, trace::with_file_addresses(sample()));
 }
 
 TEST(TraceFile, EmptyTraceRoundTrips) {

@@ -13,6 +13,7 @@
 #include "common/registry.hpp"
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/trace/dump.hpp"
+#include "gpmx/pm/pool_identity.hpp"
 #include "gpmx/trace/recorder.hpp"
 #include "gpmx/trace/trace_file.hpp"
 #include "kv_table.hpp"
@@ -36,6 +37,8 @@ void do_trace(const trace_args& a) {
   const auto lock = apps::lock_workload_directory(std::filesystem::path(a.data) / a.workload, true);
   trace::recorder rec;
   {
+    // Pools made by the run get identities from the seed: the same trace every time.
+    const pm::deterministic_pool_identity identity(a.seed);
     cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = a.seed, .observer = &rec});
     (void)w.run({ex, std::filesystem::path(a.data) / a.workload, pm::durability::none}, p, s);
   }

@@ -14,9 +14,11 @@
 namespace gpmx::trace {
 
 inline constexpr char file_magic[8] = {'G', 'P', 'M', 'X', 'T', 'R', 'C', '\0'};
-inline constexpr std::uint32_t file_version = 3;  // 2: pool images and host events; 3: persist_range, agent_step
+// 2: pool images and host events; 3: persist_range, agent_step; 4: addresses
+// independent of the recording process (src/trace/file_addresses.hpp).
+inline constexpr std::uint32_t file_version = 4;
 // The oldest version this build reads: version 2 differs only in lacking
-// version 3's event kinds.
+// version 3's event kinds, version 3 in holding the process's addresses.
 inline constexpr std::uint32_t oldest_file_version = 2;
 inline constexpr std::size_t header_bytes = 32;
 inline constexpr std::size_t record_bytes = 144;
@@ -33,7 +35,12 @@ class trace_file_error : public error {
   std::uint64_t offset_;
 };
 
+// The file holds addresses independent of the recording process: pool i at
+// (i + 1) << 40 with every address inside it at its offset, other addresses
+// numbered by first appearance (docs/trace.md, "Addresses"). decode(encode(t))
+// is with_file_addresses(t).
 std::vector<std::uint8_t> encode(const trace& t);
+trace with_file_addresses(const trace& t);
 // `origin` names the source of the bytes in error messages (a file name).
 trace decode(std::span<const std::uint8_t> bytes, std::string_view origin = "trace");
 

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/) with clang 14 in a build tree of their
+# own and runs each on its seed corpus (fuzz/corpus/<target>/).
+#   scripts/fuzz.sh --short          15 seconds a target (the ctest test fuzz.short)
+#   scripts/fuzz.sh --long [SECONDS] SECONDS a target (default 600)
+#   scripts/fuzz.sh --make-seeds     rewrites the generated seed corpora
+# --build-dir DIR picks the build tree (default build/fuzz). New inputs a run
+# finds go to a scratch directory, not into the committed corpora; a crash
+# leaves its input as DIR/artifacts/<target>-crash-* and fails the run.
+# Without clang++-14 or libFuzzer the script says so and exits 77 (skipped).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+mode=short
+seconds=15
+build=$root/build/fuzz
+while (($#)); do
+  case $1 in
+    --short) mode=short; seconds=15 ;;
+    --long) mode=long; seconds=600
+            if [[ ${2:-} =~ ^[0-9]+$ ]]; then seconds=$2; shift; fi ;;
+    --make-seeds) mode=seeds ;;
+    --build-dir) build=$2; shift ;;
+    *) echo "fuzz.sh: unknown argument '$1' (--short, --long [SECONDS], --make-seeds, --build-dir DIR)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+cxx=${GPMX_FUZZ_CXX:-clang++-14}
+if ! command -v "$cxx" >/dev/null; then
+  echo "fuzz: skipped: $cxx not found (Debian packages clang-14 and libfuzzer-14-dev, scripts/install-deps.sh)"
+  exit 77
+fi
+if [[ ! -e $("$cxx" -print-file-name=libclang_rt.fuzzer-x86_64.a) && \
+      ! -e "$("$cxx" -print-runtime-dir)/libclang_rt.fuzzer-x86_64.a" ]]; then
+  echo "fuzz: skipped: $cxx has no libFuzzer runtime (Debian package libfuzzer-14-dev)"
+  exit 77
+fi
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$cxx" \
+  -DGPMX_FUZZ=ON -DGPMX_SANITIZER=address -DGPMX_CUDA=OFF >/dev/null
+targets=(fuzz_pool fuzz_hcl_log fuzz_conv_log fuzz_workload fuzz_trace fuzz_litmus)
+cmake --build "$build" --target "${targets[@]}" fuzz_make_seeds
+
+if [[ $mode == seeds ]]; then
+  "$build/bin/fuzz_make_seeds" "$root/fuzz/corpus"
+  exit 0
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpmx-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$build/artifacts"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+status=0
+for t in "${targets[@]}"; do
+  mkdir -p "$work/$t"
+  log=$work/$t.log
+  # The first corpus directory receives new inputs; the committed seeds are read only.
+  if "$build/bin/$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
+       -artifact_prefix="$build/artifacts/$t-" "$work/$t" "$root/fuzz/corpus/$t" >"$log" 2>&1; then
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+    echo "fuzz: $t: $runs executions in $seconds s, no finding"
+  else
+    echo "fuzz: $t: FAILED (input saved under $build/artifacts/); its last lines:"
+    tail -n 40 "$log"
+    status=1
+  fi
+done
+exit $status
