@@ -14,7 +14,8 @@
 namespace gpmx::trace {
 
 inline constexpr char file_magic[8] = {'G', 'P', 'M', 'X', 'T', 'R', 'C', '\0'};
-inline constexpr std::uint32_t file_version = 3;  // 2: pool images and host events; 3: persist_range, agent_step
+// 2: pool images and host events; 3: persist_range, agent_step; 4: warp_collective
+inline constexpr std::uint32_t file_version = 4;
 // The oldest version this build reads: version 2 differs only in lacking
 // version 3's event kinds.
 inline constexpr std::uint32_t oldest_file_version = 2;

@@ -1,0 +1,78 @@
+// A missing persist in another thread: every lane of a block stores its
+// word, the block meets at a barrier, and lane 0 commits. Under epoch the
+// barrier orders nothing durable: each lane must persist its word before
+// the hand-off. The report names the storing lane, the committing lane and
+// the barrier.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "shape_harness.hpp"
+
+namespace {
+using namespace gpmx;
+using namespace gpmx::shapes;
+
+constexpr unsigned lanes = 8;
+constexpr std::size_t commit_word = lanes;
+
+struct gather_kernel {
+  bool persist_before_barrier = true;
+  template <class Ctx>
+  void operator()(Ctx& t, pm::pm_span<std::uint64_t> words) const {
+    auto w = words.bind(t);
+    w[t.thread_rank()] = 100 + t.thread_rank();
+    if (persist_before_barrier) t.gpm_persist();
+    t.syncthreads();
+    if (t.thread_rank() == 0) {
+      w[commit_word] = 1;
+      t.gpm_persist();
+    }
+  }
+};
+
+trace::trace record_gather(const std::filesystem::path& dir, std::uint64_t seed, bool correct) {
+  return record(dir, seed, lanes + 1, [&](cpu::executor& ex, pm::pool&, pm::region& r) {
+    ex.launch({dim3(1), dim3(lanes), 0, "gather"}, gather_kernel{correct}, r.span<std::uint64_t>());
+  });
+}
+
+check::image_verdict verify_gather(const std::filesystem::path& dir) {
+  const std::vector<std::uint64_t> w = image_words(dir);
+  if (w[commit_word] != 1) return {true, {}};
+  for (unsigned i = 0; i < lanes; ++i)
+    if (w[i] != 100 + i) return {false, fmt::format("committed, but word {} holds {}", i, w[i])};
+  return {true, {}};
+}
+
+TEST(CrossThreadPersist, CorrectVersionReportsNothingUnderEveryModelAndSeed) {
+  for (std::uint64_t seed : {1, 2, 3})
+    for (check::persist_model m : every_model()) {
+      const scratch_dir dir;
+      const check::check_report r = check_shape(record_gather(dir.path(), seed, true), dir.path(), m, verify_gather);
+      EXPECT_EQ(r.failed_images, 0u) << "seed " << seed << " under " << check::to_string(m) << ": " << causes_of(r);
+    }
+}
+
+TEST(CrossThreadPersist, TheReportNamesBothThreadsAndTheHandOff) {
+  for (std::uint64_t seed : {1, 2}) {
+    const scratch_dir dir;
+    const check::check_report r =
+        check_shape(record_gather(dir.path(), seed, false), dir.path(), check::persist_model::epoch, verify_gather);
+    ASSERT_FALSE(r.failures.empty()) << "seed " << seed;
+    bool named = false;
+    for (const check::check_failure& f : r.failures) {
+      EXPECT_EQ(f.cause.find("protocol itself"), std::string::npos) << f.cause;
+      EXPECT_FALSE(f.trusted.empty());
+      if (f.cause.find("before the hand-off is missing") == std::string::npos) continue;
+      named = true;
+      EXPECT_NE(f.cause.find("barrier"), std::string::npos) << f.cause;
+      EXPECT_NE(f.cause.find("by block 0 warp 0 lane 0"), std::string::npos) << f.cause;  // the committing lane
+      EXPECT_NE(f.cause.find("a gpm_persist or dfence in block 0 warp 0 lane"), std::string::npos) << f.cause;
+      EXPECT_NE(f.trusted.find("cross_thread_test.cpp"), std::string::npos) << f.trusted;
+    }
+    EXPECT_TRUE(named) << causes_of(r);
+  }
+}
+
+}  // namespace
