@@ -292,7 +292,7 @@ class checker {
     f.verdict = verdict;
     f.why.clear();
     for (const missing_order& m : why) f.why.push_back(m.message);
-    if (!why.empty()) f.cause = why.front().message;
+    f.cause = cause;
     f.lost_count = lost_count;
     f.kept_count = p.kept.count();
     f.kept = sites(p.kept);

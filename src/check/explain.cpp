@@ -1,6 +1,7 @@
 // Naming the ordering rule whose absence let an image lose a store.
 #include "gpmx/check/explain.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>

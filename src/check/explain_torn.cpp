@@ -1,6 +1,7 @@
 // A store wider than the persist granularity persists granule by granule: an
 // image may hold some of its granules and not the others. Every such image
 // of one store is one cause, named by the store.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "explain_rules.hpp"

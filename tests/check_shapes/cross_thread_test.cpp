@@ -38,7 +38,7 @@ trace::trace record_gather(const std::filesystem::path& dir, std::uint64_t seed,
 }
 
 check::image_verdict verify_gather(const std::filesystem::path& dir) {
-  const std::vector<std::uint64_t> w = image_words(dir);
+  const words w = image_words(dir);
   if (w[commit_word] != 1) return {true, {}};
   for (unsigned i = 0; i < lanes; ++i)
     if (w[i] != 100 + i) return {false, fmt::format("committed, but word {} holds {}", i, w[i])};

@@ -39,7 +39,7 @@ trace::trace record_scale(const std::filesystem::path& dir, std::uint64_t seed, 
 }
 
 check::image_verdict verify_scale(const std::filesystem::path& dir) {
-  const std::vector<std::uint64_t> w = image_words(dir);
+  const words w = image_words(dir);
   for (unsigned i = 0; i < threads; ++i)
     if (w[1 + i] != 0 && w[1 + i] != w[scale_word] * (i + 1))
       return {false, fmt::format("result {} is {} but the scale is {}", i, w[1 + i], w[scale_word])};

@@ -45,7 +45,7 @@ trace::trace record_journal(const std::filesystem::path& dir, std::uint64_t seed
 // Redo from an intact copy of every committed record; then each slot is
 // either untouched or applied.
 check::image_verdict recover_journal(const std::filesystem::path& dir) {
-  std::vector<std::uint64_t> w = image_words(dir);
+  words w = image_words(dir);
   for (unsigned i = 0; i < threads; ++i) {
     std::uint64_t* s = w.data() + i * slot_words;
     if (s[4] != 1) {

@@ -43,7 +43,7 @@ trace::trace record_relay(const std::filesystem::path& dir, std::uint64_t seed, 
 }
 
 check::image_verdict verify_relay(const std::filesystem::path& dir) {
-  const std::vector<std::uint64_t> w = image_words(dir);
+  const words w = image_words(dir);
   if (w[1] == 1 && w[0] != 42) return {false, "committed, but the data is missing"};
   return {true, {}};
 }

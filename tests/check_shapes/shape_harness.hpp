@@ -2,7 +2,10 @@
 // Programs gpmx has never seen, checked as a user would: each test records
 // a small kernel program under the trace schedule in a pool of its own, and
 // checks it with a recovery-and-verify function written for it.
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -33,11 +36,17 @@ inline trace::trace record(const std::filesystem::path& dir, std::uint64_t seed,
   return rec.take();
 }
 
-// The region's words in an image's directory, for a recovery to read.
-inline std::vector<std::uint64_t> image_words(const std::filesystem::path& dir) {
+// The region's words in an image's directory, for a recovery to read (the
+// shapes use fewer than max_words).
+inline constexpr std::size_t max_words = 64;
+using words = std::array<std::uint64_t, max_words>;
+inline words image_words(const std::filesystem::path& dir) {
   pm::pool p = pm::pool::open(dir / pool_name, pm::durability::none);
   const auto w = p.find(region_name).as<std::uint64_t>();
-  return {w.begin(), w.end()};
+  if (w.size() > max_words) throw std::runtime_error("a shape's region holds more than 64 words");
+  words out{};
+  std::copy(w.begin(), w.end(), out.begin());
+  return out;
 }
 
 // Checks the trace under `model` with the default (mixed) strategy.

@@ -45,7 +45,7 @@ trace::trace record_records(const std::filesystem::path& dir, std::uint64_t seed
 }
 
 check::image_verdict verify_records(const std::filesystem::path& dir) {
-  const std::vector<std::uint64_t> w = image_words(dir);
+  const words w = image_words(dir);
   for (unsigned i = 0; i < threads; ++i)
     if (w[2 * i] != 0 && w[2 * i + 1] != 7 * w[2 * i])
       return {false, fmt::format("record {} has sequence {} but payload {}", i, w[2 * i], w[2 * i + 1])};
