@@ -61,6 +61,7 @@ TEST(HostPersist, TheUnpersistedHostStoreIsNamedWithTheMissingPersist) {
     const check::check_report r = check_shape(record_scale(dir.path(), 1, false), dir.path(), m, verify_scale);
     ASSERT_FALSE(r.failures.empty()) << check::to_string(m);
     const check::check_failure& f = r.failures.front();
+    RecordProperty("cause", f.cause);  // the report as a user sees it, in the XML output
     EXPECT_NE(f.cause.find("the host store to shape.pool+0x"), std::string::npos) << f.cause;
     EXPECT_NE(f.cause.find("found at the launch of 'scale'"), std::string::npos) << f.cause;
     EXPECT_NE(f.cause.find("a pool::persist or region::persist of the host's store before that launch is missing"),

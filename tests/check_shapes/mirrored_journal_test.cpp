@@ -93,6 +93,7 @@ TEST(MirroredJournal, TheDefaultSearchFindsTheTwoStoreLossOnEverySeed) {
       EXPECT_NE(r.failures.front().verdict.find("neither copy is intact"), std::string::npos)
           << r.failures.front().verdict;
       EXPECT_GE(r.failures.front().lost_count, 2u);
+      RecordProperty("cause", r.failures.front().cause);  // the report as a user sees it, in the XML output
       EXPECT_GT(r.coverage.pairs, 0u);
       EXPECT_LE(r.coverage.pairs, r.coverage.pairs_total);
       const std::string said = check::describe_coverage(r);

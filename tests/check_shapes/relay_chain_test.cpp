@@ -65,6 +65,7 @@ TEST(RelayChain, TheBlockScopedPacqAlongTheChainIsNamed) {
     const check::check_report r = check_shape(t, dir.path(), check::persist_model::sbrp, verify_relay);
     ASSERT_FALSE(r.failures.empty()) << "seed " << seed;
     const check::check_failure& f = r.failures.front();
+    RecordProperty("cause", f.cause);  // the report as a user sees it, in the XML output
     EXPECT_TRUE(f.scoped_persistency_bug);
     EXPECT_NE(f.cause.find("then the prel at"), std::string::npos) << f.cause;  // the relay hop
     // The pacq at fault is block 1's (its line is the spin_wait's in relay_kernel).

@@ -67,6 +67,7 @@ TEST(TornStore, IsCalledTornAndIsOneCause) {
     const check::check_report r = check_shape(record_records(dir.path(), 1, false), dir.path(), m, verify_records);
     ASSERT_EQ(r.failures.size(), 1u) << causes_of(r);
     const check::check_failure& f = r.failures.front();
+    RecordProperty("cause", f.cause);  // the report as a user sees it, in the XML output
     EXPECT_NE(f.cause.find("tore between its 8-byte granules at +0 and +8"), std::string::npos) << f.cause;
     EXPECT_NE(f.cause.find("torn_store_test.cpp"), std::string::npos) << f.cause;
     EXPECT_GT(f.images, 1u);  // every record's tear, one cause
