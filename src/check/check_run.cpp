@@ -74,8 +74,9 @@ std::string cause_key(const trace::trace& t, const missing_order& m) {
     const trace::event& e = t.events[i];
     return fmt::format("{}:{}:{}", t.text_of(e), e.line, trace::is_host(e) ? "h" : "");
   };
-  return fmt::format("{}|{}|{}|{}", m.scoped_persistency_bug, site(m.persisted_event), site(m.lost_event),
-                     site(m.release_event));
+  if (m.torn) return "torn|" + site(m.lost_event);  // every tear of one store is one cause
+  return fmt::format("{}|{}|{}|{}|{}", m.scoped_persistency_bug, site(m.persisted_event), site(m.lost_event),
+                     site(m.release_event), site(m.handoff_event));
 }
 
 // Files beside the traced pools that are not pools themselves, copied as
@@ -123,15 +124,21 @@ class checker {
     if (positions.size() < r_.crash_points_total) r_.complete = r_.covers_all = false;
     for (unsigned s = 0; s < jobs_.capacity(); ++s) free_slots_.push_back(s);
 
-    constexpr std::size_t chunk = 256;  // crash states held at once
-    for (std::size_t at = 0; at < positions.size() && !stopped(); at += chunk) {
-      const std::vector<std::uint64_t> some(positions.begin() + std::ptrdiff_t(at),
-                                            positions.begin() + std::ptrdiff_t(std::min(positions.size(), at + chunk)));
-      std::vector<crash_state> states = crash_states(*order_, some);
-      for (std::size_t k = 0; k < states.size() && !stopped(); ++k) {
-        check_crash_point(states[k], positions.size() - (at + k));
-        if (o_.progress) o_.progress(double(at + k + 1) / double(positions.size()));
-      }
+    // mixed: every crash point's single drops first, so that what drop-one
+    // finds is found as soon as before; then pairs, then random multi-loss
+    // images, with what the budget leaves.
+    const bool mixed = o_.strategy.strategy == image_strategy::mixed;
+    const std::vector<search_pass> passes = mixed ? std::vector<search_pass>{search_pass::single,
+                                                                             search_pass::pairs,
+                                                                             search_pass::multi_loss}
+                                                  : std::vector<search_pass>{search_pass::single};
+    for (std::size_t p = 0; p < passes.size() && !stopped(); ++p) {
+      pass_ = passes[p];
+      pass_used_ = 0;
+      for_each_state(positions, [&](const crash_state& at, std::size_t done) {
+        check_crash_point(at, positions.size() - done);
+        if (o_.progress) o_.progress((double(p) + double(done + 1) / double(positions.size())) / double(passes.size()));
+      });
     }
     while (auto f = jobs_.next()) finish(*f);
     if (stopped()) r_.complete = r_.covers_all = false;
@@ -149,25 +156,78 @@ class checker {
     store_set kept;  // may-stores kept
   };
 
-  // The strategy's images at `at`, within this crash point's share of the budget.
+  enum class search_pass { single, pairs, multi_loss };
+
+  // Calls f(state, index) for every position in order, building crash
+  // states a chunk at a time (each holds three sets over every store).
+  template <class F>
+  void for_each_state(const std::vector<std::uint64_t>& positions, F&& f) {
+    constexpr std::size_t chunk = 256;
+    for (std::size_t at = 0; at < positions.size() && !stopped(); at += chunk) {
+      const std::vector<std::uint64_t> some(positions.begin() + std::ptrdiff_t(at),
+                                            positions.begin() + std::ptrdiff_t(std::min(positions.size(), at + chunk)));
+      const std::vector<crash_state> states = crash_states(*order_, some);
+      for (std::size_t k = 0; k < states.size() && !stopped(); ++k) f(states[k], at + k);
+    }
+  }
+
+  // This crash point's share of what is left of `budget` (0: no limit).
+  static std::size_t share_of(std::size_t budget, std::size_t used, std::size_t crash_points_left) {
+    if (budget == 0) return ~std::size_t(0);
+    const std::size_t left = budget > used ? budget - used : 0;
+    return std::max<std::size_t>(1, (left + crash_points_left - 1) / crash_points_left);
+  }
+
+  // The images of this pass at `at`, within this crash point's share of the budget.
   void check_crash_point(const crash_state& at, std::size_t crash_points_left) {
+    if (pass_ == search_pass::single) return submit(single_pass_images(at, crash_points_left), at);
+    // The multi-loss passes share what the whole budget leaves, and their own.
+    const std::size_t whole = o_.max_images == 0 ? ~std::size_t(0)
+                              : o_.max_images > r_.images ? o_.max_images - r_.images : 0;
+    if (whole == 0) return;
+    const std::size_t own = pass_ == search_pass::pairs ? o_.strategy.pair_images : o_.strategy.multi_loss_images;
+    const std::size_t share = std::min({whole, share_of(own, pass_used_, crash_points_left),
+                                        own > pass_used_ ? own - pass_used_ : 0});
+    if (share == 0) return;
+    if (pass_ == search_pass::pairs) {
+      pair_image_set pairs = pair_images(*order_, at, share);
+      r_.coverage.pairs += pairs.pairs_covered;
+      r_.coverage.pairs_total += pairs.pairs_total;
+      pass_used_ += pairs.images.count;
+      return submit(std::move(pairs.images), at);
+    }
+    image_set images =
+        multi_loss_images(*order_, at, share, o_.strategy.seed ^ (at.position * 0x9e3779b97f4a7c15ull) ^ 0x5bd1e995u);
+    r_.coverage.multi_loss_images += images.count;
+    pass_used_ += images.count;
+    submit(std::move(images), at);
+  }
+
+  image_set single_pass_images(const crash_state& at, std::size_t crash_points_left) {
     strategy_options s = o_.strategy;
     if (o_.max_images) {
-      const std::size_t left = o_.max_images > r_.images ? o_.max_images - r_.images : 0;
-      if (left == 0) {  // the budget is spent: this crash point goes unchecked
+      if (o_.max_images <= r_.images) {  // the budget is spent: this crash point goes unchecked
         r_.complete = r_.covers_all = false;
-        return;
+        return {};
       }
-      const std::size_t share = std::max<std::size_t>(1, (left + crash_points_left - 1) / crash_points_left);
+      const std::size_t share = share_of(o_.max_images, r_.images, crash_points_left);
       s.cap = std::min(s.cap, share);
       s.random_images = std::min(s.random_images, share);
     }
     image_set images = s.strategy == image_strategy::pmreorder
                                   ? pmreorder_images(t_, *order_, at.position, s.random_images, s.seed)
                                   : make_images(*order_, at, s);
+    if (s.strategy == image_strategy::drop_one || s.strategy == image_strategy::mixed) {
+      r_.coverage.single_drops += images.count;
+      r_.coverage.single_drops_total += at.may.count();
+    }
     if (images.images.empty()) images = minimal_image(*order_, at);  // no may-store: the one image there is
     r_.complete = r_.complete && images.complete;
     r_.covers_all = r_.covers_all && images.covers_all;
+    return images;
+  }
+
+  void submit(image_set images, const crash_state& at) {
     for (const store_set& image : images.images) {
       if (stopped()) return;
       if (o_.max_images && r_.images >= o_.max_images) {
@@ -229,15 +289,16 @@ class checker {
     if (!why.empty()) {
       key = cause_key(t_, why.front());
       cause = why.front().message;
-    } else {
-      key = "unexplained|" + crash_site(t_, p.position);
-      cause = "no missing rule found: the image is allowed under " + r_.model +
-              ", so the protocol itself fails here: a store recovery trusts (among those kept) was made before the "
-              "data it stands for was written, or recovery mishandles the image";
     }
     const store_set issued = issued_at(p.position);
     store_set lost = issued;
     lost.subtract(p.image);
+    const std::uint64_t trusted = why.empty() ? last_event_of(p.kept) : why.front().persisted_event;
+    if (why.empty()) {
+      const std::uint64_t first_lost = first_event_of(lost);
+      key = fmt::format("unexplained|{}|{}", scoped, first_lost == trace::no_event ? "-" : site_key(first_lost));
+      cause = unexplained_cause(scoped, trusted, first_lost);
+    }
     auto [it, added] = by_cause_.try_emplace(key, r_.failures.size());
     if (added) {
       r_.failures.emplace_back();
@@ -255,12 +316,41 @@ class checker {
     f.verdict = verdict;
     f.why.clear();
     for (const missing_order& m : why) f.why.push_back(m.message);
-    if (!why.empty()) f.cause = why.front().message;
+    f.cause = cause;
     f.lost_count = lost_count;
     f.kept_count = p.kept.count();
     f.kept = sites(p.kept);
+    f.trusted = trusted == trace::no_event ? std::string() : event_site(t_, trusted);
     smallest_[it->second] = p.image;
     f.lost = sites(lost);
+  }
+
+  // No rule explains the image: say what was kept last and lost first.
+  std::string unexplained_cause(bool scoped, std::uint64_t trusted, std::uint64_t first_lost) const {
+    std::string c = scoped ? "allowed under " + r_.model + " but not with every scope promoted to device, so a prel "
+                                 "or pacq scope is too narrow somewhere; no chain of releases and acquires from a "
+                                 "lost store to a kept one was found"
+                           : "no missing rule found: the image is allowed under " + r_.model +
+                                 ", so the protocol itself fails here";
+    if (first_lost != trace::no_event) c += "; the first store lost is " + store_phrase(t_, first_lost);
+    if (trusted != trace::no_event)
+      c += "; the last may-store kept is " + store_phrase(t_, trusted) +
+           " (if recovery trusts it, it was made before the data it stands for was durable)";
+    return c;
+  }
+
+  std::string site_key(std::uint64_t e) const {
+    return fmt::format("{}:{}", t_.text_of(t_.events[e]), t_.events[e].line);
+  }
+  std::uint64_t first_event_of(const store_set& s) const {
+    std::uint64_t out = trace::no_event;
+    s.for_each([&](std::size_t id) { out = std::min(out, order_->node(id).event); });
+    return out;
+  }
+  std::uint64_t last_event_of(const store_set& s) const {
+    std::uint64_t out = trace::no_event;
+    s.for_each([&](std::size_t id) { out = order_->node(id).event; });
+    return out;
   }
 
   // The first few stores of a set, by file:line, one per event.
@@ -309,6 +399,8 @@ class checker {
   std::map<std::string, std::size_t> by_cause_;
   std::map<std::size_t, store_set> smallest_;  // by failure index
   std::uint64_t next_tag_ = 0;
+  search_pass pass_ = search_pass::single;
+  std::size_t pass_used_ = 0;  // images the current multi-loss pass made
   std::chrono::steady_clock::time_point t0_;
   check_report r_;
 };

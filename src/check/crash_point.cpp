@@ -18,6 +18,7 @@ bool is_ordering(trace::event_kind k) {
     case event_kind::prel:
     case event_kind::pacq:
     case event_kind::barrier:
+    case event_kind::warp_collective:
     case event_kind::kernel_end:
     case event_kind::host_persist:
     case event_kind::persist_range: return true;

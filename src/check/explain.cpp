@@ -1,24 +1,42 @@
 // Naming the ordering rule whose absence let an image lose a store.
 #include "gpmx/check/explain.hpp"
 
-#include <initializer_list>
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
 #include <set>
-#include <string_view>
 #include <string>
 #include <utility>
 
+#include "explain_rules.hpp"
+
 namespace gpmx::check {
-namespace {
 
-using trace::event_kind;
-
-// Appending piece by piece: GCC 12 warns (-Wrestrict) on some chains of operator+.
+namespace rules {
 std::string concat(std::initializer_list<std::string_view> parts) {
   std::string out;
   for (std::string_view p : parts) out.append(p);
   return out;
 }
 
+std::string thread_name(const trace::event& e) {
+  if (trace::is_host(e)) return "the host";
+  return fmt::format("block {} warp {} lane {}", e.block, e.warp, e.lane);
+}
+}  // namespace rules
+
+namespace {
+using trace::event_kind;
+using rules::concat;
+
+// "pool.file+0x40" for an address inside a traced pool.
+std::string pool_offset(const trace::trace& t, std::uint64_t address) {
+  for (const trace::pool_image& p : t.pools)
+    if (address >= p.base && address < p.base + p.length)
+      return fmt::format("{}+{:#x}", std::filesystem::path(p.path).filename().string(), address - p.base);
+  return fmt::format("{:#x}", address);
+}
 }  // namespace
 
 // Host stores and a kernel's unviewed stores have no line of their own: the
@@ -30,12 +48,22 @@ std::string event_site(const trace::trace& t, std::uint64_t i) {
   if (const auto slash = file.find_last_of('/'); slash != std::string_view::npos) file.remove_prefix(slash + 1);
   if (file.empty()) file = "?";
   const std::string index = concat({" (event #", std::to_string(i), ")"});
-  if (e.kind == event_kind::pm_write && trace::is_host(e))
-    return e.line == 0 ? concat({"a host store made before '", file, "'", index})
-                       : concat({"a host store found at the persist at ", file, ":", std::to_string(e.line), index});
+  if (e.kind == event_kind::pm_write && trace::is_host(e)) {
+    const std::string store = concat({"a host store to ", pool_offset(t, e.address), ", found at "});
+    if (e.line != 0) return concat({store, "the persist at ", file, ":", std::to_string(e.line), index});
+    // Not at a persist: at a launch (the text is the kernel's name), an unmapping or the recording's end.
+    if (file.starts_with("the ")) return concat({store, file, index});
+    return concat({store, "the launch of '", file, "'", index});
+  }
   if (e.kind == event_kind::pm_write && e.block == trace::unviewed_block)
     return concat({"a store kernel '", file, "' made without a PM view", index});
   return concat({file, ":", std::to_string(e.line), index});
+}
+
+std::string store_phrase(const trace::trace& t, std::uint64_t i) {
+  const std::string site = event_site(t, i);
+  if (site.starts_with("a ")) return "the " + site.substr(2);
+  return "the store at " + site;
 }
 
 namespace {
@@ -65,7 +93,7 @@ void same_thread_pairs(const trace::trace& t, const persist_order& order, const 
     missing_order m;
     m.persisted_event = g.event;
     m.lost_event = s;
-    m.message = concat({"the store at ", event_site(t, g.event), " persisted while the store at ", event_site(t, s),
+    m.message = concat({store_phrase(t, g.event), " persisted while ", store_phrase(t, s),
                         " before it in the same thread did not: ", fence_rule(t.events[g.event], order.model())});
     out.push_back(std::move(m));
   }
@@ -84,6 +112,41 @@ std::pair<std::uint64_t, std::uint64_t> lost_and_kept(const persist_order& order
   return {lost, kept};
 }
 
+// Where a release reaches beyond its acquirer: threads that acquired, by
+// later prel/pacq hops, from a thread already reached after it was reached.
+// For each: the pacq by which it was reached and the thread it read from.
+struct relay_hop {
+  std::uint64_t pacq = 0;
+  std::uint32_t from = 0;
+};
+std::map<std::uint32_t, relay_hop> relayed_from(const trace::trace& t, const persist_order& order,
+                                                std::uint32_t acquirer, std::uint64_t acquire) {
+  std::map<std::uint32_t, relay_hop> reached{{acquirer, {acquire, acquirer}}};
+  for (std::uint64_t j = acquire + 1; j < t.events.size(); ++j) {
+    const trace::event& e = t.events[j];
+    if (e.kind != event_kind::pacq || e.reads_from == trace::no_event || trace::is_host(e)) continue;
+    const auto from = reached.find(order.thread_of_event(e.reads_from));
+    if (from == reached.end() || e.reads_from < from->second.pacq) continue;
+    reached.try_emplace(order.thread_of_event(j), relay_hop{j, from->first});
+  }
+  return reached;
+}
+
+// " and on through the prel at X and the pacq at Y, ..." from the acquirer to `thread`.
+std::string relay_path(const trace::trace& t, const std::map<std::uint32_t, relay_hop>& reached,
+                       std::uint32_t acquirer, std::uint32_t thread) {
+  std::vector<std::string> hops;
+  for (std::uint32_t th = thread; th != acquirer;) {
+    const relay_hop& h = reached.at(th);
+    hops.push_back(concat({"the prel at ", event_site(t, t.events[h.pacq].reads_from), " and the pacq at ",
+                           event_site(t, h.pacq)}));
+    th = h.from;
+  }
+  std::string out;
+  for (auto it = hops.rbegin(); it != hops.rend(); ++it) out += concat({", then ", *it});
+  return out;
+}
+
 void narrow_scopes(const trace::trace& t, const persist_order& order, const store_set& image, std::size_t most,
                    std::vector<missing_order>& out) {
   if (order.model() == persist_model::strict || order.model() == persist_model::sbrp_promoted) return;
@@ -93,20 +156,34 @@ void narrow_scopes(const trace::trace& t, const persist_order& order, const stor
     const trace::event& rel = t.events[acq.reads_from];
     const bool narrow = (rel.scope_of == scope::block || acq.scope_of == scope::block) && !same_block(rel, acq);
     if (!narrow) continue;
-    const auto [lost, kept] = lost_and_kept(order, image, order.thread_of_event(acq.reads_from), acq.reads_from,
-                                            order.thread_of_event(i), i);
+    const std::uint32_t releaser = order.thread_of_event(acq.reads_from), acquirer = order.thread_of_event(i);
+    auto [lost, kept] = lost_and_kept(order, image, releaser, acq.reads_from, acquirer, i);
+    std::string chain;
+    if (lost != trace::no_event && kept == trace::no_event) {  // the acquirer relayed it on: a chain
+      const std::map<std::uint32_t, relay_hop> reached = relayed_from(t, order, acquirer, i);
+      for (const auto& [thread, hop] : reached) {
+        if (thread == acquirer) continue;
+        const std::uint64_t k = lost_and_kept(order, image, releaser, acq.reads_from, thread, hop.pacq).second;
+        if (k != trace::no_event && (kept == trace::no_event || k < kept)) {
+          kept = k;
+          chain = relay_path(t, reached, acquirer, thread);
+        }
+      }
+    }
     if (lost == trace::no_event || kept == trace::no_event) continue;
     const bool prel_narrow = rel.scope_of == scope::block;
+    const std::uint64_t at_fault = prel_narrow ? acq.reads_from : i;
     missing_order m;
     m.persisted_event = kept;
     m.lost_event = lost;
     m.release_event = acq.reads_from;
     m.scoped_persistency_bug = true;
-    m.message = concat({"the store at ", event_site(t, kept), " persisted while the store at ", event_site(t, lost),
+    m.message = concat({store_phrase(t, kept), " persisted while ", store_phrase(t, lost),
                         ", released to it through the prel at ", event_site(t, acq.reads_from), " and the pacq at ",
-                        event_site(t, i), ", did not: the scope of the ", prel_narrow ? "prel at " : "pacq at ",
-                        event_site(t, prel_narrow ? acq.reads_from : i),
-                        " is too narrow (block) for threads in different blocks: this is a scoped persistency bug"});
+                        event_site(t, i), chain, ", did not: the scope of the ", prel_narrow ? "prel at " : "pacq at ",
+                        event_site(t, at_fault), " is too narrow (block) for threads in different blocks (",
+                        rules::thread_name(rel), " and ", rules::thread_name(acq),
+                        "): this is a scoped persistency bug; widen it to device"});
     out.push_back(std::move(m));
   }
 }
@@ -144,8 +221,8 @@ void durable_too_early(const trace::trace& t, const persist_order& order, const 
     missing_order m;
     m.persisted_event = kept;
     m.lost_event = g.event;
-    m.message = concat({"the store at ", event_site(t, kept), " was made durable at ",
-                        event_site(t, order.durable_at(k)), " before the store at ", event_site(t, g.event),
+    m.message = concat({store_phrase(t, kept), " was made durable at ",
+                        event_site(t, order.durable_at(k)), " before ", store_phrase(t, g.event),
                         " of the same thread was even made, and the crash lost the later one: if recovery trusts "
                         "the earlier store, the later one must be written and persisted first"});
     out.push_back(std::move(m));
@@ -160,8 +237,13 @@ std::vector<missing_order> explain_image(const trace::trace& t, const persist_or
     throw check_error("explain: the trace has " + std::to_string(t.events.size()) +
                       " events but the persist order was built from " + std::to_string(order.event_count()));
   std::vector<missing_order> out;
-  narrow_scopes(t, order, image, max_findings, out);  // the more specific diagnosis first
+  const std::uint64_t crash = std::min<std::uint64_t>(position, t.events.size());
+  // The more specific diagnoses first; a later rule only when no earlier one applies.
+  narrow_scopes(t, order, image, max_findings, out);
   same_thread_pairs(t, order, image, max_findings, out);
+  if (out.empty()) rules::torn_stores(t, order, image, crash, max_findings, out);
+  if (out.empty()) rules::unpersisted_host_stores(t, order, image, crash, max_findings, out);
+  if (out.empty()) rules::cross_thread_handoffs(t, order, image, crash, max_findings, out);
   if (out.empty()) durable_too_early(t, order, image, position, max_findings, out);
   return out;
 }

@@ -31,6 +31,12 @@ using trace::event_kind;
 using set_ptr = std::shared_ptr<const store_set>;
 constexpr std::uint32_t no_thread = ~std::uint32_t(0);
 
+// One instance of a barrier: (launch, block, warp, mask, k). A block
+// barrier B(k) has warp no_warp and mask 0; a warp collective is the k-th
+// of its lane with that mask of participating lanes.
+using barrier_key = std::tuple<std::uint32_t, std::uint64_t, std::uint32_t, std::uint64_t, std::uint64_t>;
+constexpr std::uint32_t no_warp = ~std::uint32_t(0);
+
 struct thread_state {
   std::uint32_t launch = 0;
   std::uint64_t block = 0;
@@ -39,8 +45,9 @@ struct thread_state {
   set_ptr base;  // fenced ∪ durable_hb, rebuilt when either changes
   bool base_stale = true;
   std::uint64_t barriers_arrived = 0;
+  std::map<std::uint64_t, std::uint64_t> warp_collectives_arrived;  // by mask
   bool at_barrier = false;
-  std::tuple<std::uint32_t, std::uint64_t, std::uint64_t> barrier_key{};
+  barrier_key at{};
   set_ptr released_at_barrier;  // this thread's own release of the barrier
 };
 
@@ -176,7 +183,10 @@ class order_builder {
       case event_kind::ofence: return fence_like(th);
       case event_kind::prel: return release(i, id, th, e.scope_of);
       case event_kind::pacq: return acquire(i, th, e);
-      case event_kind::barrier: return arrive_at_barrier(th);
+      case event_kind::barrier:
+        return arrive_at_barrier(th, {th.launch, th.block, no_warp, 0, th.barriers_arrived++});
+      case event_kind::warp_collective:  // a barrier among the lanes of its mask
+        return arrive_at_barrier(th, {th.launch, th.block, e.warp, e.value, th.warp_collectives_arrived[e.value]++});
       case event_kind::persist_range: return persist_range(i, th, e);
       default: return;  // loads and atomics order no persists (docs/check.md)
     }
@@ -322,10 +332,10 @@ class order_builder {
     th.base_stale = true;
   }
 
-  void arrive_at_barrier(thread_state& th) {
+  void arrive_at_barrier(thread_state& th, const barrier_key& key) {
     bring_release_up_to_date(th);
-    th.barrier_key = {th.launch, th.block, th.barriers_arrived++};
-    auto [it, added] = barriers_.try_emplace(th.barrier_key);
+    th.at = key;
+    auto [it, added] = barriers_.try_emplace(key);
     barrier_instance& b = it->second;
     if (added) b = {store_set(o_.nodes_.size()), store_set(o_.nodes_.size()), store_set(o_.nodes_.size())};
     if (th.cumulative) {
@@ -343,7 +353,7 @@ class order_builder {
   // is what two or more threads released plus what only others released.
   void leave_barrier(thread_state& th) {
     th.at_barrier = false;
-    const barrier_instance& b = barriers_.at(th.barrier_key);
+    const barrier_instance& b = barriers_.at(th.at);
     set_ptr from_others;
     if (sbrp_like()) {
       store_set others = b.released;
@@ -359,7 +369,7 @@ class order_builder {
   std::vector<thread_state> threads_;
   std::unordered_map<std::uint64_t, std::size_t> last_of_granule_;
   std::unordered_map<std::uint64_t, release_record> releases_;
-  std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, barrier_instance> barriers_;
+  std::map<barrier_key, barrier_instance> barriers_;
   // What happens-before every later launch: the ended kernels' stores and
   // what the host made durable.
   set_ptr before_launches_, strict_prefix_, empty_;

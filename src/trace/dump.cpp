@@ -33,6 +33,8 @@ std::string operands(const trace& t, const event& e) {
                                                   : fmt::format(" (from #{})", e.reads_from);
       return fmt::format(" {} flag {:#x} read {}{}", to_string(e.scope_of), e.address, e.value, from);
     }
+    case event_kind::warp_collective:
+      return fmt::format(" {} mask {:#010x}", gpmx::to_string(gpmx::warp_op(e.result)), e.value);
     case event_kind::atomic:
       return fmt::format(" {} {} {:#x} {}B operand {} old {}", to_string(e.op), to_string(e.scope_of),
                          e.address, e.bytes, e.value, e.result);

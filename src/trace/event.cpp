@@ -21,6 +21,7 @@ const char* to_string(event_kind k) {
     case event_kind::host_persist: return "host_persist";
     case event_kind::persist_range: return "persist_range";
     case event_kind::agent_step: return "agent_step";
+    case event_kind::warp_collective: return "warp_collective";
   }
   return "?";
 }

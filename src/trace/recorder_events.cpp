@@ -72,6 +72,15 @@ void recorder::barrier(const thread_coords& who, const source_loc& loc) {
   append(e, who, loc);
 }
 
+// The observer gives no source location for warp collectives: line 0.
+void recorder::warp_collective(const thread_coords& who, warp_op op, std::uint32_t mask) {
+  event e;
+  e.kind = event_kind::warp_collective;
+  e.value = mask;
+  e.result = std::uint64_t(op);
+  append(e, who, source_loc{});
+}
+
 void recorder::agent_step(std::string_view agent) {
   // An agent is no kernel thread: it has no program order and orders no
   // persist; the event only places its work among the threads' events.

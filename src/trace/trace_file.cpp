@@ -85,11 +85,12 @@ void write_event(writer& w, const event& e, std::uint64_t address) {
 
 // Reads one record and checks each field on its own; references to other
 // records and to strings are checked once everything is read.
-event read_event(reader& r) {
+event read_event(reader& r, std::uint32_t version) {
   const std::uint64_t at = r.offset();
   event e;
   const std::uint8_t kind = r.u8(), sc = r.u8(), op = r.u8();
-  if (kind >= event_kind_count) r.fail(at, fmt::format("unknown event kind {}", kind));
+  const unsigned kinds = version < 5 ? event_kinds_before_version_5 : event_kind_count;
+  if (kind >= kinds) r.fail(at, fmt::format("unknown event kind {} (version {} has {})", kind, version, kinds));
   if (sc > std::uint8_t(scope::system)) r.fail(at + 1, fmt::format("unknown scope {}", sc));
   if (op >= atomic_op_count) r.fail(at + 2, fmt::format("unknown atomic operation {}", op));
   e.kind = event_kind(kind);
@@ -111,6 +112,8 @@ event read_event(reader& r) {
   e.text = r.u32();
   e.line = r.u32();
   r.bytes(e.data.data(), e.data.size(), "an event's value bytes");
+  if (e.kind == event_kind::warp_collective && e.result >= warp_op_count)
+    r.fail(at + 56, fmt::format("unknown warp operation {}", e.result));
   return e;
 }
 
@@ -198,7 +201,7 @@ trace decode(std::span<const std::uint8_t> bytes, std::string_view origin) {
 
   trace t;
   t.events.reserve(count);
-  for (std::uint64_t i = 0; i < count; ++i) t.events.push_back(read_event(r));
+  for (std::uint64_t i = 0; i < count; ++i) t.events.push_back(read_event(r, version));
   for (std::uint32_t i = 0; i < nstrings; ++i) {
     const std::uint64_t at = r.offset();
     const std::uint32_t n = r.u32();

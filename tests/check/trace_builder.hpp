@@ -41,6 +41,13 @@ class trace_builder {
   std::uint64_t ofence(who w) { return op(w, event_kind::ofence); }
   std::uint64_t dfence(who w) { return op(w, event_kind::dfence); }
   std::uint64_t barrier(who w) { return op(w, event_kind::barrier); }
+  // A lane's arrival at a warp collective (syncwarp by default) among the lanes of `mask`.
+  std::uint64_t warp_collective(who w, std::uint32_t mask, gpmx::warp_op op = gpmx::warp_op::syncwarp) {
+    event e = of(w, event_kind::warp_collective, 0);
+    e.value = mask;
+    e.result = std::uint64_t(op);
+    return push(e);
+  }
   std::uint64_t prel(who w, scope s, std::uint64_t flag, std::uint32_t line = 0) {
     event e = of(w, event_kind::prel, line);
     e.scope_of = s;

@@ -35,6 +35,13 @@ check_cmd="'$gpmx' recover reduction --data \"\$GPMX_IMAGE_DIR\" --quiet && '$gp
 expect 0 "$gpmx" check --trace reduction.trace --root traced --model sbrp --max-images 60 --verify "$check_cmd" --json
 has '"failed_images": 0'
 expect 1 "$gpmx" check --trace reduction.trace --root traced --max-images 5 --verify "false"
+# The verdict gives the command's exit code and the end of its stderr.
+expect 1 "$gpmx" check --trace reduction.trace --root traced --max-images 5 --verify "echo the image is broken >&2; exit 3"
+has "exited with code 3; its stderr ended with: the image is broken"
+has 'single drops: '
+expect 0 "$gpmx" check --trace reduction.trace --root traced --model sbrp --max-images 40 --verify true --json
+has '"pairs_total"'
+has '"single_drops"'
 
 # Bad arguments: 2.
 expect 2 "$gpmx" check no-such-workload

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "checker/workload_check.hpp"
+#include "child_status.hpp"
 #include "commands.hpp"
 #include "common/directory_lock.hpp"
 #include "common/registry.hpp"
@@ -26,11 +27,12 @@ namespace {
 namespace fs = std::filesystem;
 
 struct check_args {
-  std::string workload, model, style, bug, strategy = "drop-one", data = "gpmx-data";
+  std::string workload, model, style, bug, strategy = "mixed", data = "gpmx-data";
   std::string trace_file, root, verify_cmd;
   std::vector<std::string> param_texts;
   std::vector<std::uint64_t> at;
   std::size_t images = 0;  // 0: the strategy's default
+  std::size_t pairs = 2000, multi_loss = 500;  // mixed: images in all for each multi-loss pass
   std::uint64_t seed = 1, every = 0;
   std::size_t crash_points = 0, max_images = 20000, max_granule_stores = std::size_t(1) << 16;
   std::uint32_t granularity = 8;
@@ -52,13 +54,20 @@ void list_bugs(bool json) {
 
 // An outside program's check: the command runs with GPMX_IMAGE_DIR naming
 // the image's directory; exit status 0 means recovered and consistent.
+// Its stderr goes to a file beside the image's directory; the verdict of a
+// failing image quotes the last few lines.
 check::image_target command_target(const std::string& cmd) {
   return [cmd](const fs::path& dir) {
     ::setenv("GPMX_IMAGE_DIR", dir.c_str(), 1);
-    const child_exit end = run_shell(cmd);  // dies with this image's child, so a timeout or a signal leaves no command behind
+    const fs::path err = fs::path(dir.string() + ".stderr");
+    // Through run_shell, which dies with this image's child, so a timeout or
+    // a signal leaves no command behind.
+    const child_exit end = run_shell(fmt::format("( {} ) 2>'{}'", cmd, err.string()));
     if (end.exited_with(0)) return check::image_verdict{true, {}};
-    if (end.signal != 0) return check::image_verdict{false, fmt::format("'{}' was ended by signal {}", cmd, end.signal)};
-    return check::image_verdict{false, fmt::format("'{}' exited with status {}", cmd, end.status)};
+    std::string detail = fmt::format("'{}' {}", cmd, describe_exit(end));
+    const std::string tail = last_lines(err, 5);
+    if (!tail.empty()) detail += "; its stderr ended with: " + tail;
+    return check::image_verdict{false, detail};
   };
 }
 
@@ -75,15 +84,20 @@ void print_report(const std::string& what, const check::check_report& r, bool js
         fmt::format("{} ({} duplicates skipped)", r.images, r.duplicate_images));
   k.add("failed images", "failed_images", r.failed_images, fmt::format("{}", r.failed_images));
   k.add("failure causes", "causes", r.failures.size(), fmt::format("{}", r.failures.size()));
-  k.add("search complete", "complete", r.complete,
-        r.covers_all ? "yes: every allowed image" : (r.complete ? "yes, for the strategy" : "no: a cap cut it short"));
+  k.add("search complete", "complete", r.complete, check::describe_coverage(r));
+  k.json["coverage"] = {{"single_drops", r.coverage.single_drops},
+                        {"single_drops_total", r.coverage.single_drops_total},
+                        {"pairs", r.coverage.pairs},
+                        {"pairs_total", r.coverage.pairs_total},
+                        {"multi_loss_images", r.coverage.multi_loss_images},
+                        {"summary", check::describe_coverage(r)}};
   k.add("time", "seconds", r.seconds, fmt::format("{:.2f} s ({:.0f} images/s)", r.seconds,
                                                   r.seconds > 0 ? double(r.images) / r.seconds : 0.0));
   nlohmann::json failures = nlohmann::json::array();
   for (const check::check_failure& f : r.failures)
     failures.push_back({{"cause", f.cause}, {"scoped_persistency_bug", f.scoped_persistency_bug},
                         {"crash_point", f.position}, {"crash_at", f.crash_at}, {"verdict", f.verdict},
-                        {"why", f.why}, {"lost", f.lost}, {"kept", f.kept}, {"lost_count", f.lost_count},
+                        {"why", f.why}, {"lost", f.lost}, {"kept", f.kept}, {"trusted", f.trusted}, {"lost_count", f.lost_count},
                         {"kept_may_stores", f.kept_count}, {"images", f.images},
                         {"found_after_s", f.found_after_s}, {"found_after_images", f.found_after_images},
                         {"kept_at", f.kept_at}});
@@ -92,17 +106,20 @@ void print_report(const std::string& what, const check::check_report& r, bool js
   if (json) return;
   for (std::size_t i = 0; i < r.failures.size(); ++i) {
     const check::check_failure& f = r.failures[i];
-    fmt::print("\nFailure {} of {}{} ({} failing images; found after {:.2f} s, {} images)\n", i + 1,
-               r.failures.size(), f.scoped_persistency_bug ? ": a scoped persistency bug" : "", f.images,
-               f.found_after_s, f.found_after_images);
+    fmt::print("\nFailure {} of {}{} ({}; found after {:.2f} s, {})\n", i + 1, r.failures.size(),
+               f.scoped_persistency_bug ? ": a scoped persistency bug" : "", count_of(f.images, "failing image"),
+               f.found_after_s, count_of(f.found_after_images, "image"));
     fmt::print("  cause:    {}\n", f.cause);
     fmt::print("  crash:    {}\n", f.crash_at);
-    fmt::print("  image:    {} may-stores persisted, {} stores lost; smallest failing image with this cause\n",
-               f.kept_count, f.lost_count);
+    fmt::print("  image:    {} persisted, {} lost; smallest failing image with this cause\n",
+               count_of(f.kept_count, "may-store"), count_of(f.lost_count, "granule-store"));
+    if (!f.trusted.empty()) fmt::print("  trusted:  {} (kept)\n", f.trusted);
     for (const std::string& l : f.lost) fmt::print("  lost:     {}\n", l);
     for (const std::string& s : f.kept) fmt::print("  kept:     {}\n", s);
-    if (f.kept_count > f.kept.size()) fmt::print("  kept:     ... {} more may-stores\n", f.kept_count - f.kept.size());
-    if (f.lost_count > f.lost.size()) fmt::print("  lost:     ... {} more granule-stores\n", f.lost_count - f.lost.size());
+    if (f.kept_count > f.kept.size())
+      fmt::print("  kept:     ... {} more\n", count_of(f.kept_count - f.kept.size(), "may-store"));
+    if (f.lost_count > f.lost.size())
+      fmt::print("  lost:     ... {} more\n", count_of(f.lost_count - f.lost.size(), "granule-store"));
     for (std::size_t w = 1; w < f.why.size(); ++w) fmt::print("  also:     {}\n", f.why[w]);
     fmt::print("  verdict:  {}\n", f.verdict);
     if (!f.kept_at.empty()) fmt::print("  files:    {} (the image's files, to run recovery on again)\n", f.kept_at);
@@ -117,6 +134,8 @@ check::check_options options_from(const check_args& a, check::persist_model mode
     throw config_error(fmt::format("granularity {} is not a power of two from 1 to 4096", a.granularity));
   if (a.images) o.strategy.cap = o.strategy.random_images = a.images;
   o.strategy.seed = a.seed;
+  o.strategy.pair_images = a.pairs;
+  o.strategy.multi_loss_images = a.multi_loss;
   o.granularity = a.granularity;
   o.every_n = a.every;
   o.at = a.at;
@@ -219,11 +238,15 @@ void register_check(CLI::App& app) {
   sub->add_option("--model", a->model, "strict, epoch, sbrp or sbrp-promoted (default: the style's, or the bug's)");
   sub->add_option("--style", a->style, "epoch or sbrp (default epoch, or the bug's)");
   sub->add_option("--bug", a->bug, "run with a seeded bug (see --list-bugs)");
-  sub->add_option("--strategy", a->strategy, "images per crash point: minimal, maximal, drop-one, random, exhaustive, or "
-                                              "pmreorder (a baseline that knows no threads or scopes)")
+  sub->add_option("--strategy", a->strategy, "images per crash point: mixed (drop-one, then pairs of lost stores, then "
+                                              "random multi-loss images), minimal, maximal, drop-one, random, "
+                                              "exhaustive, or pmreorder (a baseline that knows no threads or scopes)")
       ->capture_default_str();
   sub->add_option("--images", a->images, "per crash point: images to draw (random, pmreorder), or the cap of "
                                          "drop-one and exhaustive (defaults 16 and 4096)");
+  sub->add_option("--pairs", a->pairs, "mixed: images in all for pairs of lost stores")->capture_default_str();
+  sub->add_option("--multi-loss", a->multi_loss, "mixed: random images in all that lose two or more stores")
+      ->capture_default_str();
   sub->add_option("--seed", a->seed, "seed of the interleaving and of random images")->capture_default_str();
   sub->add_option("--granularity", a->granularity, "bytes a store persists in at once: 4, 8 or 64")
       ->capture_default_str();

@@ -52,12 +52,23 @@ struct check_failure {
   std::vector<std::string> why;     // explanations of the smallest image (file:line of both stores)
   std::vector<std::string> lost;    // stores the smallest image left out, first few
   std::vector<std::string> kept;    // may-stores the smallest image kept, first few
+  std::string trusted;              // the store recovery is taken to have trusted: the kept one of the cause, or
+                                    // (unexplained) the last may-store kept
   std::size_t lost_count = 0;
   std::size_t kept_count = 0;       // may-stores the smallest image kept
   std::size_t images = 0;           // failing images with this cause
   double found_after_s = 0;         // seconds from the start until the first image with this cause failed
   std::size_t found_after_images = 0;
   std::string kept_at;              // where the smallest image was written (check_options::keep_failures)
+};
+
+// What the search covered (strategies drop-one and mixed; docs/check.md).
+struct search_coverage {
+  std::uint64_t single_drops = 0;        // may-stores given a drop-one image, summed over crash points
+  std::uint64_t single_drops_total = 0;  // may-stores, summed over the crash points checked
+  std::uint64_t pairs = 0;               // pairs of may-stores covered (mixed), summed over crash points
+  std::uint64_t pairs_total = 0;         // pairs of may-stores, summed over crash points (mixed)
+  std::uint64_t multi_loss_images = 0;   // random images losing two or more stores (mixed)
 };
 
 struct check_report {
@@ -71,9 +82,14 @@ struct check_report {
   std::size_t failed_images = 0;
   bool complete = true;               // no cap cut a strategy short and every crash point was checked
   bool covers_all = true;             // every allowed image of every checked crash point was checked
+  search_coverage coverage;
   std::vector<check_failure> failures;  // one per cause, in order found
   double seconds = 0;
 };
+
+// One line saying what the search covered: for mixed, "single drops:
+// complete (N of N); pairs: K of P; random multi-loss images: M".
+std::string describe_coverage(const check_report& r);
 
 check_report check_trace(const trace::trace& t, const image_target& target, const check_options& options);
 

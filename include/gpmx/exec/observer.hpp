@@ -40,6 +40,7 @@ inline constexpr unsigned atomic_op_count = 14;
 enum class warp_op : std::uint8_t {
   syncwarp, ballot, any, all, match_any, shfl, shfl_up, shfl_down, shfl_xor
 };
+inline constexpr unsigned warp_op_count = 9;
 const char* to_string(warp_op op);
 
 // Who made an event.

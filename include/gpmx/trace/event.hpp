@@ -18,11 +18,16 @@ namespace gpmx::trace {
 // persist_range is a kernel thread's persist of [address, address + bytes),
 // whoever stored it (thread_ctx::persist_range). agent_step: an agent
 // beside the launch did some work (text: its name); it orders nothing.
+// warp_collective: a lane's arrival at a warp collective (syncwarp, ballot,
+// shfl, ...): `value` is the mask of participating lanes, `result` the
+// operation (gpmx::warp_op); a barrier among those lanes.
 enum class event_kind : std::uint8_t {
   kernel_begin, kernel_end, pm_write, pm_read, gpm_persist, ofence, dfence, prel, pacq, barrier, atomic,
-  host_persist, persist_range, agent_step
+  host_persist, persist_range, agent_step, warp_collective
 };
-inline constexpr unsigned event_kind_count = 14;
+inline constexpr unsigned event_kind_count = 15;
+// The kinds a file of each version may hold: version 5 added warp_collective.
+inline constexpr unsigned event_kinds_before_version_5 = 14;
 
 // The atomic operation of an `atomic` event.
 using gpmx::atomic_op;

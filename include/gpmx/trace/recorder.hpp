@@ -35,6 +35,7 @@ class recorder final : public observer {
   void atomic(const thread_coords& who, atomic_op op, scope s, const void* p, std::size_t bytes,
               std::uint64_t operand, std::uint64_t result, const source_loc& loc) override;
   void barrier(const thread_coords& who, const source_loc& loc) override;
+  void warp_collective(const thread_coords& who, warp_op op, std::uint32_t mask) override;
   void agent_step(std::string_view agent) override;
   void pool_mapped(const void* base, std::uint64_t length, std::string_view path) override {
     watch_pool(base, length, path);

@@ -15,10 +15,12 @@ namespace gpmx::trace {
 
 inline constexpr char file_magic[8] = {'G', 'P', 'M', 'X', 'T', 'R', 'C', '\0'};
 // 2: pool images and host events; 3: persist_range, agent_step; 4: addresses
-// independent of the recording process (src/trace/file_addresses.hpp).
-inline constexpr std::uint32_t file_version = 4;
+// independent of the recording process (src/trace/file_addresses.hpp);
+// 5: warp_collective.
+inline constexpr std::uint32_t file_version = 5;
 // The oldest version this build reads: version 2 differs only in lacking
-// version 3's event kinds, version 3 in holding the process's addresses.
+// version 3's event kinds, version 3 in holding the process's addresses,
+// version 4 in lacking warp_collective.
 inline constexpr std::uint32_t oldest_file_version = 2;
 inline constexpr std::size_t header_bytes = 32;
 inline constexpr std::size_t record_bytes = 144;
