@@ -135,6 +135,7 @@ class checker {
     for (std::size_t p = 0; p < passes.size() && !stopped(); ++p) {
       pass_ = passes[p];
       pass_used_ = 0;
+      if (p > 0 && !budget_left()) continue;  // no crash state worth building again
       for_each_state(positions, [&](const crash_state& at, std::size_t done) {
         check_crash_point(at, positions.size() - done);
         if (o_.progress) o_.progress((double(p) + double(done + 1) / double(positions.size())) / double(passes.size()));
@@ -169,6 +170,12 @@ class checker {
       const std::vector<crash_state> states = crash_states(*order_, some);
       for (std::size_t k = 0; k < states.size() && !stopped(); ++k) f(states[k], at + k);
     }
+  }
+
+  // Whether the current multi-loss pass may check any image at all.
+  bool budget_left() const {
+    const std::size_t own = pass_ == search_pass::pairs ? o_.strategy.pair_images : o_.strategy.multi_loss_images;
+    return own > 0 && (o_.max_images == 0 || r_.images < o_.max_images);
   }
 
   // This crash point's share of what is left of `budget` (0: no limit).
