@@ -55,8 +55,10 @@ for t in "${targets[@]}"; do
   mkdir -p "$work/$t"
   log=$work/$t.log
   # The first corpus directory receives new inputs; the committed seeds are read only.
+  seeds=()
+  [[ -d $root/fuzz/corpus/$t ]] && seeds=("$root/fuzz/corpus/$t")
   if "$build/bin/$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
-       -artifact_prefix="$build/artifacts/$t-" "$work/$t" "$root/fuzz/corpus/$t" >"$log" 2>&1; then
+       -artifact_prefix="$build/artifacts/$t-" "$work/$t" "${seeds[@]}" >"$log" 2>&1; then
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
     echo "fuzz: $t: $runs executions in $seconds s, no finding"
   else

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <random>
 
 #include "gpmx/support/hash_mix.hpp"

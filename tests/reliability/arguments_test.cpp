@@ -1,5 +1,6 @@
 // Option values that used to wrap, be ignored or make the checker lie are
-// refused with exit status 2 and a message naming the option and the value.
+// refused with exit status 2 and a message naming the option and the value;
+// exit statuses follow docs/cli.md's rule in every command.
 #include <gtest/gtest.h>
 
 #include "gpmx/support/scratch_dir.hpp"
@@ -34,6 +35,25 @@ TEST(Arguments, CheckTimeoutMustBePositiveAndFinite) {
 
 TEST(Arguments, UnknownSubcommandIsNamed) {
   expect_usage_error({"frobnicate"}, {"unknown subcommand 'frobnicate'"});
+  expect_usage_error({"bench", "frobnicate"}, {"unknown subcommand 'bench frobnicate'", "kvs"});
+}
+
+// One rule for every command (docs/cli.md): a value the user gave that
+// cannot be used is status 2, work that cannot be done (a file that cannot
+// be read) status 3.
+TEST(Arguments, DemoSizesOfZeroAreBadArguments) {
+  expect_usage_error({"demo", "--kernels", "--elements", "0"}, {"--elements"});
+  expect_usage_error({"demo", "--sets", "0"}, {"--sets"});
+}
+
+TEST(Arguments, AnUnreadableLitmusFileIsAnIoErrorAsForATrace) {
+  scratch_dir d;
+  const auto litmus = test::run_gpmx({"litmus", "missing.litmus"}, d.path());
+  EXPECT_EQ(litmus.status, 3) << litmus.output;
+  EXPECT_NE(litmus.output.find("missing.litmus"), std::string::npos) << litmus.output;
+  const auto check = test::run_gpmx({"check", "--trace", "missing.trace", "--verify", "true"}, d.path());
+  EXPECT_EQ(check.status, 3) << check.output;
+  EXPECT_NE(check.output.find("missing.trace"), std::string::npos) << check.output;
 }
 
 TEST(Arguments, ConflictingCheckOptionsAreRefused) {

@@ -194,14 +194,14 @@ const std::vector<std::string> small_hotspot = {"-p", "rows=48", "-p", "cols=64"
 
 TEST(CorruptWorkloadPm, CheckpointElementSizeOfZeroIsRefused) {
   scratch_dir d;
-  crashed_run(d.path(), "hotspot", small_hotspot, 3);
+  crashed_run(d.path(), "hotspot", small_hotspot, 7);
   store_word<std::uint64_t>(d / "gpmx-data/hotspot/hotspot.cp", "gpmcp.meta", 264 + 8, 0);
   expect_refused(d.path(), "recover", "hotspot", {"hotspot.cp", "'gpmcp.meta'", "size of element 1 of group 0", "holds 0"});
 }
 
 TEST(CorruptWorkloadPm, CheckpointIterationCountPastTheRunIsRefused) {
   scratch_dir d;
-  crashed_run(d.path(), "hotspot", small_hotspot, 3);
+  crashed_run(d.path(), "hotspot", small_hotspot, 7);
   const fs::path cp = d / "gpmx-data/hotspot/hotspot.cp";
   const auto epoch = load_word<std::uint64_t>(cp, "gpmcp.meta", 128);
   ASSERT_GT(epoch, 0u) << "the crashed run saved nothing";
@@ -213,7 +213,7 @@ TEST(CorruptWorkloadPm, CheckpointIterationCountPastTheRunIsRefused) {
 
 TEST(CorruptWorkloadPm, CheckpointEpochBehindItsSavesIsRefused) {
   scratch_dir d;
-  crashed_run(d.path(), "hotspot", small_hotspot, 3);
+  crashed_run(d.path(), "hotspot", small_hotspot, 7);
   const fs::path cp = d / "gpmx-data/hotspot/hotspot.cp";
   const auto stride = load_word<std::uint64_t>(cp, "gpmcp.meta", 40);
   // Copy 1 says iteration 4 (two saves), but epoch 1 names it.

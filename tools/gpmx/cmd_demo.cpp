@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "demo_kvs.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/errors.hpp"
 
 namespace gpmx::cli {
 namespace {
@@ -122,13 +123,13 @@ void register_demo(CLI::App& app) {
   demo->callback([a] {
     if (!a->kernels) {
       if (a->kvs.sets == 0 || a->kvs.batch == 0 || a->kvs.load_batches == 0)
-        throw std::invalid_argument("demo: --sets, --batch and --load-batches must be at least 1");
+        throw config_error("demo: --sets, --batch and --load-batches must be at least 1");
       a->kvs.workers = a->workers;
       a->kvs.json = a->json;
       if (const int rc = run_kvs_demo(a->kvs); rc != 0) throw std::runtime_error("demo: verification failed");
       return;
     }
-    if (a->n == 0) throw std::invalid_argument("demo: --elements must be at least 1");
+    if (a->n == 0) throw config_error("demo: --elements must be at least 1");
     cpu::executor ex({.workers = a->workers,
                       .policy = a->deterministic ? cpu::schedule::deterministic : cpu::schedule::parallel,
                       .seed = a->seed});

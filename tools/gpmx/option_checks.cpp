@@ -66,14 +66,22 @@ CLI::Validator positive_seconds() {
 }
 
 std::string unknown_subcommand(CLI::App& app, int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-') return {};
-  const std::string word = argv[1];
-  std::string known;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (sub->check_name(word)) return {};
-    known += (known.empty() ? "" : ", ") + sub->get_name();
+  // Down the words while each level requires a subcommand (gpmx, gpmx bench).
+  CLI::App* level = &app;
+  std::string named;
+  for (int i = 1; i < argc && argv[i][0] != '-' && level->get_require_subcommand_min() > 0; ++i) {
+    const std::string word = argv[i];
+    CLI::App* next = nullptr;
+    std::string known;
+    for (CLI::App* sub : level->get_subcommands([](const CLI::App*) { return true; })) {
+      if (sub->check_name(word)) next = sub;
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!next) return "unknown subcommand '" + named + word + "' (one of: " + known + ")";
+    named += word + " ";
+    level = next;
   }
-  return "unknown subcommand '" + word + "' (one of: " + known + ")";
+  return {};
 }
 
 }  // namespace gpmx::cli

@@ -16,8 +16,9 @@ void refuse_negative_and_overflowing_numbers(CLI::App& app);
 // Seconds: a finite number greater than zero (not 0, negative, nan or inf).
 CLI::Validator positive_seconds();
 
-// The message for argv's first word when it names no subcommand of app
-// (CLI11 would report only that a subcommand is required); empty otherwise.
+// The message for the first word of argv that names no subcommand where one
+// is required (gpmx WORD, gpmx bench WORD; CLI11 would report only that a
+// subcommand is required); empty otherwise.
 std::string unknown_subcommand(CLI::App& app, int argc, char** argv);
 
 }  // namespace gpmx::cli

@@ -7,7 +7,6 @@
 // order and creation time 0.
 #include <array>
 #include <cstdint>
-#include <optional>
 
 namespace gpmx::pm {
 
