@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/pm/errors.hpp"
 #include "native_test_util.hpp"
 #include "workload_harness.hpp"
 #include "scan/scan_kernel.hpp"
@@ -76,10 +77,14 @@ TEST(Scan, VerifyCatchesACorruptedElementAndMarker) {
   apps::verify_report v = r.verify();
   EXPECT_FALSE(v.ok);
   EXPECT_NE(v.detail.find("element 7 of array 1"), std::string::npos) << v.detail;
-  r.poke(apps::scan::pool_file, "progress", [](std::span<std::uint64_t> p) { p[3] = 99; });
+  // A marker a run can leave (fewer passes than it made) fails verify...
+  r.poke(apps::scan::pool_file, "progress", [](std::span<std::uint64_t> p) { p[3] -= 1; });
   v = r.verify();
   EXPECT_FALSE(v.ok);
-  EXPECT_NE(v.detail.find("array 3's marker says 99 passes"), std::string::npos) << v.detail;
+  EXPECT_NE(v.detail.find("array 3 has completed 4 of 5 passes"), std::string::npos) << v.detail;
+  // ...and one no run can leave is a corrupt file (docs/reliability.md).
+  r.poke(apps::scan::pool_file, "progress", [](std::span<std::uint64_t> p) { p[3] = 99; });
+  EXPECT_THROW(r.verify(), pm::pm_error);
 }
 
 TEST(Scan, RejectsBadParameters) {
