@@ -28,14 +28,12 @@ struct drain_kernel {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gpmx;
-  static cpu::executor ex({.workers = 1});
-  const auto file = fuzz::write_input(fuzz::scratch() / "input.log", data, size);
-  fuzz::refusing_damaged_input([&] {
+  fuzz::refusing_damaged_file("input.log", data, size, [](const std::filesystem::path& file) {
     auto log = pm::conv_log::open(file, pm::durability::none);
     const pm::conv_view v = log.view();
     for (std::uint32_t p = 0; p < v.partitions; ++p) (void)log.size_of(p);
     if (v.partitions <= 4096)
-      ex.launch({dim3(v.partitions), dim3(1), 0, "fuzz_conv_drain"}, drain_kernel{}, v);
+      fuzz::one_worker().launch({dim3(v.partitions), dim3(1), 0, "fuzz_conv_drain"}, drain_kernel{}, v);
   });
   return 0;
 }

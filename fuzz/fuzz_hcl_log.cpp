@@ -28,16 +28,15 @@ struct drain_kernel {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gpmx;
-  static cpu::executor ex({.workers = 1});
-  const auto file = fuzz::write_input(fuzz::scratch() / "input.log", data, size);
-  fuzz::refusing_damaged_input([&] {
+  fuzz::refusing_damaged_file("input.log", data, size, [](const std::filesystem::path& file) {
     auto log = pm::hcl_log::open(file, pm::durability::none);
     std::uint64_t entries = 0;
     log.for_each_entry(8, [&](std::uint64_t, std::uint32_t, const void*) { ++entries; });
     const pm::hcl_view v = log.view();
     // The lanes are bounded by the input's size; a launch per lane stays small.
     if (std::uint64_t(v.blocks) * v.threads <= 4096)
-      ex.launch({dim3(std::uint32_t(v.blocks)), dim3(v.threads), 0, "fuzz_hcl_drain"}, drain_kernel{}, v);
+      fuzz::one_worker().launch({dim3(std::uint32_t(v.blocks)), dim3(v.threads), 0, "fuzz_hcl_drain"},
+                                drain_kernel{}, v);
   });
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/pm/errors.hpp"
 #include "gpmx/support/scratch_dir.hpp"
@@ -40,6 +41,20 @@ void refusing_damaged_input(F&& f) {
     } catch (const pm::pm_error&) {
     }
   }
+}
+
+// The input as the file `name` in the scratch directory, handed to f(file)
+// under refusing_damaged_input: the shape of every file-reading target.
+template <class F>
+void refusing_damaged_file(const char* name, const std::uint8_t* data, std::size_t size, F&& f) {
+  const std::filesystem::path file = write_input(scratch() / name, data, size);
+  refusing_damaged_input([&] { f(file); });
+}
+
+// One executor per fuzzing process, for targets that run recovery kernels.
+inline cpu::executor& one_worker() {
+  static cpu::executor ex({.workers = 1});
+  return ex;
 }
 
 }  // namespace gpmx::fuzz

@@ -10,8 +10,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gpmx;
-  const auto file = fuzz::write_input(fuzz::scratch() / "input.pool", data, size);
-  fuzz::refusing_damaged_input([&] {
+  fuzz::refusing_damaged_file("input.pool", data, size, [](const std::filesystem::path& file) {
     auto p = pm::pool::open(file, pm::durability::none);
     std::uint8_t sum = 0;
     for (const pm::region_info& info : p.list()) {

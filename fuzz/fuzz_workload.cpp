@@ -74,7 +74,6 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  static cpu::executor ex({.workers = 1});
   const auto& all = apps::all_workloads();
   apps::workload& w = *all[data[0] % all.size()];
   const fs::path dir = fuzz::scratch() / "work" / w.name();
@@ -82,7 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fs::create_directories(dir);
   const auto files = files_of(pristine(w.name()));
   for (const fs::path& f : files) fs::copy_file(pristine(w.name()) / f, dir / f);
-  const apps::env e{.ex = ex, .dir = dir, .mode = pm::durability::none};
+  const apps::env e{.ex = fuzz::one_worker(), .dir = dir, .mode = pm::durability::none};
   fuzz::refusing_damaged_input([&] {
     for (std::size_t at = 1; at + patch_bytes <= size && !files.empty(); at += patch_bytes)
       apply_patch(dir, files, data + at);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/careless_hcl.hpp"
+#include "common/undo_entry_bounds.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/pm/stored_value.hpp"
 #include "gpmx/support/hash_mix.hpp"
@@ -157,14 +158,9 @@ bool table_store::recover(cpu::executor& ex) {
   // Every entry names a row below the logged count (UPDATEs change loaded
   // rows only), or undoing it would write elsewhere.
   const std::uint64_t rows_before = txn_word(w_rows_logged);
-  log_->for_each_entry(sizeof(undo_entry), [&](std::uint64_t b, std::uint32_t t, const void* raw) {
-    undo_entry e;
-    std::memcpy(&e, raw, sizeof e);
-    if (e.index >= rows_before)
-      pm::throw_corrupt_value(log_->file().path(), "gpmx.hcl.data",
-                              fmt::format("row of an undo entry of thread {} of block {}", t, b), e.index,
-                              fmt::format("the batch began with {} rows", rows_before));
-  });
+  apps::require_undo_indices_below<undo_entry>(*log_, rows_before, "row",
+                                               fmt::format("the batch began with {} rows", rows_before),
+                                               [](const undo_entry& e) { return e.index; });
   const pm::hcl_view log = log_->view();
   ex.launch({dim3(log.blocks), dim3(log.threads), 0, "gpdb_recover"}, recover_kernel{}, log, table_.span<row>());
   set_txn_word(w_rows, txn_word(w_rows_logged));  // cut a partial append off

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/careless_hcl.hpp"
+#include "common/undo_entry_bounds.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/pm/stored_value.hpp"
 
@@ -118,14 +119,8 @@ bool store::recover(cpu::executor& ex) {
   }
   // Every entry names a slot of the table, or undoing it would write elsewhere.
   const std::uint64_t slots = table_.size() / sizeof(kv_pair);
-  log_->for_each_entry(sizeof(undo_entry), [&](std::uint64_t b, std::uint32_t t, const void* raw) {
-    undo_entry e;
-    std::memcpy(&e, raw, sizeof e);
-    if (e.slot >= slots)
-      pm::throw_corrupt_value(log_->file().path(), "gpmx.hcl.data",
-                              fmt::format("slot of an undo entry of thread {} of block {}", t, b), e.slot,
-                              fmt::format("the table has {} slots", slots));
-  });
+  apps::require_undo_indices_below<undo_entry>(*log_, slots, "slot", fmt::format("the table has {} slots", slots),
+                                               [](const undo_entry& e) { return e.slot; });
   const pm::hcl_view log = log_->view();
   ex.launch({dim3(log.blocks), dim3(log.threads), 0, "gpkvs_recover"}, recover_kernel{}, log,
             table_.span<kv_pair>());

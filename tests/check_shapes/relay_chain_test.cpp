@@ -49,13 +49,11 @@ check::image_verdict verify_relay(const std::filesystem::path& dir) {
 }
 
 TEST(RelayChain, CorrectVersionReportsNothingUnderEveryModelAndSeed) {
-  for (std::uint64_t seed : {1, 2, 3})
-    for (check::persist_model m :
-         {check::persist_model::strict, check::persist_model::sbrp, check::persist_model::sbrp_promoted}) {
-      const scratch_dir dir;
-      const check::check_report r = check_shape(record_relay(dir.path(), seed, true), dir.path(), m, verify_relay);
-      EXPECT_EQ(r.failed_images, 0u) << "seed " << seed << " under " << check::to_string(m) << ": " << causes_of(r);
-    }
+  const auto correct = [](const std::filesystem::path& d, std::uint64_t seed) { return record_relay(d, seed, true); };
+  // Not epoch: there a prel makes nothing durable, so block 0's data needs a
+  // persist of its own even when every scope is right.
+  expect_no_failure(correct, verify_relay,
+                    {check::persist_model::strict, check::persist_model::sbrp, check::persist_model::sbrp_promoted});
 }
 
 TEST(RelayChain, TheBlockScopedPacqAlongTheChainIsNamed) {

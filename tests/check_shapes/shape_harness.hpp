@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <filesystem>
 #include <functional>
+#include <gtest/gtest.h>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,20 @@ inline const std::vector<check::persist_model>& every_model() {
                                                      check::persist_model::sbrp,
                                                      check::persist_model::sbrp_promoted};
   return all;
+}
+
+// A correct program: for seeds 1 to 3 under each of `models`, the checker
+// makes images and none of them fails.
+using seeded_recording = std::function<trace::trace(const std::filesystem::path&, std::uint64_t)>;
+inline void expect_no_failure(const seeded_recording& record_correct, const check::image_target& target,
+                              const std::vector<check::persist_model>& models = every_model()) {
+  for (std::uint64_t seed : {1, 2, 3})
+    for (check::persist_model m : models) {
+      const scratch_dir dir;
+      const check::check_report r = check_shape(record_correct(dir.path(), seed), dir.path(), m, target);
+      EXPECT_GT(r.images, 0u) << "seed " << seed << " under " << check::to_string(m);
+      EXPECT_EQ(r.failed_images, 0u) << "seed " << seed << " under " << check::to_string(m) << ": " << causes_of(r);
+    }
 }
 
 }  // namespace gpmx::shapes

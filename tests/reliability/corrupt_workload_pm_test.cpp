@@ -54,15 +54,17 @@ T load_word(const fs::path& pool_file, const char* region, std::uint64_t byte_of
 // --- hashmap: undo entries are (slot, key, value, round), 8 four-byte HCL words.
 const std::vector<std::string> small_hashmap = {"-p", "slots=256", "-p", "batch=32", "-p", "batches=4"};
 
-// The newest entry of a busy log slot: the HCL word index of its first word.
+// f(view, block, thread, first) on the newest entry of the first busy log
+// slot, whose first word is the HCL word `first`; entries are `entry_words`
+// four-byte words.
 template <class F>
-void change_newest_undo_entry(const fs::path& log_file, F&& f) {
+void change_newest_undo_entry(const fs::path& log_file, std::uint32_t entry_words, F&& f) {
   auto log = pm::hcl_log::open(log_file, pm::durability::none);
   const pm::hcl_view v = log.view();
   for (std::uint64_t b = 0; b < v.blocks; ++b)
     for (std::uint32_t t = 0; t < v.threads; ++t)
-      if (const std::uint32_t tail = v.tails[v.slot(b, t)]; tail >= 8) {
-        f(v, b, t, tail - 8);
+      if (const std::uint32_t tail = v.tails[v.slot(b, t)]; tail >= entry_words) {
+        f(v, b, t, tail - entry_words);
         return;
       }
   ADD_FAILURE() << "the crashed run left no log entry";
@@ -71,7 +73,7 @@ void change_newest_undo_entry(const fs::path& log_file, F&& f) {
 TEST(CorruptWorkloadPm, HashmapUndoEntryOutsideTheTableIsRefused) {
   scratch_dir d;
   crashed_run(d.path(), "hashmap", small_hashmap, 300);
-  change_newest_undo_entry(d / "gpmx-data/hashmap/hashmap.log",
+  change_newest_undo_entry(d / "gpmx-data/hashmap/hashmap.log", 8,
                            [](const pm::hcl_view& v, std::uint64_t b, std::uint32_t t, std::uint32_t first) {
                              *v.word(b, t, first) = 256;  // the first slot past the table
                              *v.word(b, t, first + 1) = 0;
@@ -82,12 +84,25 @@ TEST(CorruptWorkloadPm, HashmapUndoEntryOutsideTheTableIsRefused) {
 TEST(CorruptWorkloadPm, HashmapUndoEntryOfARoundNeverBegunIsRefused) {
   scratch_dir d;
   crashed_run(d.path(), "hashmap", small_hashmap, 300);
-  change_newest_undo_entry(d / "gpmx-data/hashmap/hashmap.log",
+  change_newest_undo_entry(d / "gpmx-data/hashmap/hashmap.log", 8,
                            [](const pm::hcl_view& v, std::uint64_t b, std::uint32_t t, std::uint32_t first) {
                              *v.word(b, t, first + 6) = 4000;
                              *v.word(b, t, first + 7) = 0;
                            });
   expect_refused(d.path(), "recover", "hashmap", {"hashmap.log", "round of an undo entry", "4000"});
+}
+
+// --- gpdb: undo entries are (row index, old row), 10 four-byte HCL words.
+TEST(CorruptWorkloadPm, GpdbUndoEntryPastTheLoggedRowsIsRefused) {
+  scratch_dir d;
+  crashed_run(d.path(), "gpdb", {"-p", "rows=256", "-p", "batch=32", "-p", "batches=3"}, 100);
+  change_newest_undo_entry(d / "gpmx-data/gpdb/gpdb.log", 10,
+                           [](const pm::hcl_view& v, std::uint64_t b, std::uint32_t t, std::uint32_t first) {
+                             *v.word(b, t, first) = 1000000;  // far past the table's capacity
+                             *v.word(b, t, first + 1) = 0;
+                           });
+  expect_refused(d.path(), "recover", "gpdb",
+                 {"gpdb.log", "gpmx.hcl.data", "row of an undo entry", "1000000", "the batch began with"});
 }
 
 TEST(CorruptWorkloadPm, HashmapStoredSlotCountIsCheckedAgainstTheTable) {
