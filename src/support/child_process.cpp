@@ -30,14 +30,8 @@ void die_with(pid_t parent) {
   // ended before prctl ran, this process was already re-parented: end now.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(2);
-  // The parent may block these signals while it waits for them on a thread
-  // of its own (interrupt_cleanup.hpp); the child takes them as usual.
-  sigset_t s;
-  sigemptyset(&s);
-  sigaddset(&s, SIGINT);
-  sigaddset(&s, SIGTERM);
-  sigaddset(&s, SIGHUP);
-  ::pthread_sigmask(SIG_UNBLOCK, &s, nullptr);
+  // The parent's interrupt handler and registry are not the child's.
+  interrupt_cleanup::forget_in_child();
 }
 
 child_process child_process::start(std::string_view purpose, const std::function<int(int report_fd)>& body) {

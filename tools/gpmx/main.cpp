@@ -21,8 +21,8 @@ int exit_status_for(gpmx::error_code code) {
 
 int main(int argc, char** argv) {
   using namespace gpmx::cli;
-  // First, before any thread: a SIGINT, SIGTERM or SIGHUP kills this
-  // process's children and removes its scratch directories before it ends.
+  // First: a SIGINT, SIGTERM or SIGHUP kills this process's children and
+  // removes its scratch directories before it ends.
   gpmx::interrupt_cleanup::install();
   CLI::App app{"gpmx: GPU programs whose data survives crashes, on the CPU and on CUDA"};
   app.require_subcommand(1);

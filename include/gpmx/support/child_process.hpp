@@ -24,8 +24,9 @@ struct child_exit {
 // Called first in a freshly forked child of `parent`: the child is SIGKILLed
 // when its parent ends (PR_SET_PDEATHSIG, kept across exec), and ends at once
 // if the parent is already gone. A SIGTERM or SIGINT sent to the parent
-// alone thus leaves no child behind. It also unblocks SIGINT, SIGTERM and
-// SIGHUP, which the parent may keep blocked for its own handling.
+// alone thus leaves no child behind. It also gives SIGINT, SIGTERM and
+// SIGHUP their default actions and empties the interrupt registry
+// (interrupt_cleanup::forget_in_child): the parent's cleanup is not the child's.
 void die_with(pid_t parent);
 
 class child_process {

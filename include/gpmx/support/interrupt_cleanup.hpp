@@ -5,9 +5,12 @@
 // the process ended. Children also die on their own when the process ends by
 // any other means (child_process.hpp, die_with).
 //
-// install() blocks the three signals in the calling thread (and so in every
-// thread started after it) and waits for them on a thread of its own; call it
-// first in main. Without install(), registration only keeps a list.
+// install() sets a handler for the three signals that does the cleanup
+// with async-signal-safe calls only (kill, waitpid, vfork and execve of rm)
+// over a registry that takes no lock; it starts no thread, so a process that
+// forks before starting threads stays single-threaded when it forks. Call it
+// first in main. Without install(), registration only keeps a list. Room is
+// fixed: 256 paths and 1024 children (more are not cleaned up).
 #include <sys/types.h>
 
 #include <filesystem>
@@ -15,6 +18,9 @@
 namespace gpmx::interrupt_cleanup {
 
 void install();
+// In a forked child: default actions for the three signals and an empty
+// registry, so an interrupt of the child never acts on its parent's list.
+void forget_in_child();
 
 // A path removed (with everything under it) on an interrupt while this
 // object lives. scratch_dir holds one.
@@ -27,6 +33,7 @@ class scratch_path {
 
  private:
   std::filesystem::path path_;
+  int slot_ = -1;  // its place in the registry, or -1 when it did not fit
 };
 
 // A child that an interrupt kills before the paths are removed (so it
