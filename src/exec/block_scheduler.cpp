@@ -6,6 +6,7 @@
 #include <new>
 
 #include "gpmx/exec/errors.hpp"
+#include "group_commit.hpp"
 
 namespace gpmx::cpu::detail {
 namespace {
@@ -20,6 +21,7 @@ const char* describe(wait_kind k) {
     case wait_kind::activemask: return "activemask";
     case wait_kind::spin: return "spin_wait (its condition stays false)";
     case wait_kind::yield: return "a scheduling point";
+    case wait_kind::durability: return "a durable flush of its PM stores (group commit)";
   }
   return "?";
 }
@@ -52,6 +54,7 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
   state_.observed_spaces = L.observed_spaces;
   state_.scheduling_spaces = L.scheduling_spaces;
   state_.scheduler = this;
+  state_.durability = det ? nullptr : L.durability;
 
   const std::uint32_t nwarps = (state_.nthreads + warp_size - 1) / warp_size;
   state_.warp_live.assign(nwarps, full_mask);
@@ -89,6 +92,7 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
   runnable_.clear();
   runnable_head_ = 0;
   spinning_.clear();
+  durable_waiters_ = 0;
   barrier_waiters_.clear();
   barrier_arrived_ = barrier_true_ = 0;
   fibers_.clear();
@@ -142,6 +146,7 @@ void block_scheduler::run_fiber(fiber_record* rec) {
     const std::uint32_t lane = rec->thread->lane_id();
     warps_[rec->thread->warp_id()].parked &= ~(1u << lane);
     --state_.suspended;
+    if (rec->wait == wait_kind::durability) --durable_waiters_;
     rec->wait = wait_kind::none;
   }
   resume_fiber(*rec, sched_);
@@ -162,9 +167,10 @@ void block_scheduler::suspend(thread_ctx& t, wait_kind why) {
   ++state_.suspended;
   const std::uint32_t w = t.warp_id();
   warps_[w].parked |= 1u << t.lane_id();
-  if (why == wait_kind::spin) spinning_.push_back(&rec);
+  if (why == wait_kind::spin || why == wait_kind::durability) spinning_.push_back(&rec);
   else if (why == wait_kind::yield) runnable_.push_back(&rec);
-  if (why != wait_kind::spin) ++events_;
+  if (why == wait_kind::durability) ++durable_waiters_;
+  if (why != wait_kind::spin && why != wait_kind::durability) ++events_;
   if (warps_[w].activemask_waiting) check_activemask(w);
   suspend_fiber(rec, sched_);
 }
@@ -278,6 +284,13 @@ void block_scheduler::spin_yield(thread_ctx& t) {
   suspend(t, wait_kind::spin);
 }
 
+void block_scheduler::wait_durable(thread_ctx& t, std::uint64_t ticket) {
+  t.fiber().durable_ticket = ticket;
+  // Polled with the spinners, but resumed only once the ticket is complete.
+  while (!state_.durability->complete(ticket)) suspend(t, wait_kind::durability);
+  state_.durability->rethrow_if_failed(ticket);
+}
+
 void block_scheduler::maybe_yield(thread_ctx& t) {
   if (det_->yield_at_point()) suspend(t, wait_kind::yield);
 }
@@ -330,7 +343,8 @@ block_scheduler::outcome block_scheduler::poll_spinners() {
   round.swap(spinning_);
   if (det_) det_->shuffle(round.begin(), round.end());
   for (fiber_record* rec : round) {
-    if (L_->abort.load(std::memory_order_relaxed)) {
+    const bool not_yet = rec->wait == wait_kind::durability && !state_.durability->complete(rec->durable_ticket);
+    if (not_yet || L_->abort.load(std::memory_order_relaxed)) {
       spinning_.push_back(rec);  // keep it findable for cancel()
       continue;
     }
@@ -376,6 +390,7 @@ void block_scheduler::cancel() {
   runnable_.clear();
   runnable_head_ = 0;
   spinning_.clear();
+  durable_waiters_ = 0;
   barrier_waiters_.clear();
 }
 

@@ -56,6 +56,11 @@ class block_scheduler {
   std::uint32_t activemask(thread_ctx& t);
   void spin_yield(thread_ctx& t);
   void maybe_yield(thread_ctx& t);
+  // Parks t until group commit's `ticket` is complete (rethrowing a failed
+  // flush's error in t).
+  void wait_durable(thread_ctx& t, std::uint64_t ticket);
+  // Whether some thread of the block waits for a durable flush.
+  bool waits_on_durability() const { return durable_waiters_ != 0; }
   // Lanes of warp w have exited (published by the carrier of `reporter`).
   void threads_exited(std::uint32_t w, std::uint32_t lanes, dim3 reporter);
 
@@ -98,7 +103,8 @@ class block_scheduler {
   std::vector<fiber_record*> fibers_;  // created and not finished (fiber_record::slot indexes it)
   std::vector<fiber_record*> runnable_;
   std::size_t runnable_head_ = 0;
-  std::vector<fiber_record*> spinning_;
+  std::vector<fiber_record*> spinning_;  // spinners and threads waiting for durability
+  std::uint32_t durable_waiters_ = 0;
 
   std::vector<fiber_record*> barrier_waiters_;
   std::uint32_t barrier_arrived_ = 0;

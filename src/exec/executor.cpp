@@ -12,6 +12,7 @@
 #include "gpmx/exec/errors.hpp"
 #include "agent_runner.hpp"
 #include "launch_state.hpp"
+#include "group_commit.hpp"
 #include "worker.hpp"
 
 namespace gpmx::cpu {
@@ -39,6 +40,8 @@ struct executor::impl {
   std::uint64_t launches = 0;
   bool host_observer_installed = false;
   std::vector<agent*> agents;  // attached; guarded by launch_mutex
+  // Group commit's flusher, started by the first launch that can use it.
+  std::unique_ptr<detail::group_commit> durability;
 
   void pool_thread(unsigned index) {
     std::uint64_t seen = 0;
@@ -87,6 +90,10 @@ executor::~executor() {
 
 const executor_options& executor::options() const { return impl_->options; }
 
+durability_stats executor::durability() const {
+  return impl_->durability ? impl_->durability->stats() : durability_stats{};
+}
+
 agent_attachment executor::attach(agent& a) {
   if (inside_launch) throw config_error(fmt::format("agent '{}' attached from inside a kernel", a.name()));
   std::lock_guard serial(impl_->launch_mutex);
@@ -130,6 +137,10 @@ void executor::run(const launch_config& cfg, detail::thread_loop_fn loop, void* 
   }
 
   L.agents = impl_->agents;
+  if (!is_deterministic(impl_->options.policy) && impl_->options.group_commit == 1) {
+    if (!impl_->durability) impl_->durability = std::make_unique<detail::group_commit>();
+    L.durability = impl_->durability.get();
+  }
   // The parallel schedule's agents run on threads of their own while the
   // workers run; the deterministic one steps them in worker 0's rounds.
   std::optional<detail::agent_threads> agent_threads;
@@ -159,6 +170,9 @@ void executor::run(const launch_config& cfg, detail::thread_loop_fn loop, void* 
     impl_->current = nullptr;
   }
   if (agent_threads) agent_threads->stop();
+  // Cancelled threads may have left lines with the flusher: nothing of this
+  // launch is flushed after it returns and its pools may close.
+  if (L.durability) L.durability->drain();
   if (L.error) std::rethrow_exception(L.error);
   if (obs) obs->kernel_end(cfg.name);  // a failed launch is not reported as ended
 }

@@ -55,6 +55,14 @@ executor_options resolve(executor_options o) {
     throw config_error(fmt::format("fiber stack of {} bytes is too small; use at least 16 KiB",
                                    o.fiber_stack_bytes));
   if (o.max_resident_blocks == 0) o.max_resident_blocks = is_deterministic(o.policy) ? 4 : 16;
+  if (o.group_commit == 0) o.group_commit = env_number("GPMX_GROUP_COMMIT", v, false) && v == 0 ? 2 : 1;
+  if (o.group_commit > 2)
+    throw config_error(fmt::format("executor_options::group_commit is {}; use 0 (environment), 1 (on) or 2 (off)",
+                                   o.group_commit));
+  if (o.max_resident_blocks_persisting == 0)
+    o.max_resident_blocks_persisting =
+        env_number("GPMX_PERSIST_RESIDENT_BLOCKS", v, false) && v > 0 ? unsigned(v) : 4 * o.max_resident_blocks;
+  o.max_resident_blocks_persisting = std::max(o.max_resident_blocks_persisting, o.max_resident_blocks);
   if (o.spin_timeout.count() == 0)
     o.spin_timeout = std::chrono::milliseconds(env_number("GPMX_SPIN_TIMEOUT_MS", v, false) ? v : 30000);
   return o;

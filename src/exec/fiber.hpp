@@ -38,6 +38,7 @@ struct fiber_record {
   warp_op op = warp_op::syncwarp;
   std::uint32_t wait_mask = 0;
   std::uint64_t result = 0;
+  std::uint64_t durable_ticket = 0;  // wait_kind::durability: the group commit ticket
   barrier_result barrier{0, 0};
   dim3 failed_thread{0, 0, 0};  // the thread whose exception ended the fiber
 

@@ -25,6 +25,7 @@ struct launch_state {
   std::uint8_t observed_spaces = 0;      // what obs asked for, read once per launch
   std::uint8_t scheduling_spaces = 0;    // deterministic schedule only
   std::vector<agent*> agents;            // attached to the executor; stepped beside the launch
+  group_commit* durability = nullptr;    // the executor's, in the parallel schedule with group commit on
 
   std::atomic<std::uint64_t> next_block{0};
   std::atomic<bool> abort{false};

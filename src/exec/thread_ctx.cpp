@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "block_scheduler.hpp"
+#include "group_commit.hpp"
 #include "gpmx/exec/errors.hpp"
 
 namespace gpmx::cpu {
@@ -49,10 +50,24 @@ void thread_ctx::persist_range(const void* p, std::size_t bytes, source_loc loc)
                                          "pool",
                                          bytes, p));
   if (obs_) sync_point();
-  d->persist_range(p, bytes);
+  const std::uint64_t ticket = b_->durability && !in_spin_ ? b_->durability->submit_range(d, p, bytes) : 0;
+  if (ticket != 0) {
+    prepare_to_wait();
+    b_->scheduler->wait_durable(*this, ticket);
+  } else {
+    d->persist_range(p, bytes);
+  }
   // Reported after the flush with no yield between: every store reported
   // before it is covered.
   if (obs_) obs_->persist_range(coords(), p, bytes, loc);
+}
+
+void thread_ctx::persist_grouped() {
+  const std::uint64_t ticket = b_->durability->submit(*pm_lines_);
+  persist_lines(*pm_lines_);  // what the group left: domains that flush cheaply
+  if (ticket == 0) return;
+  prepare_to_wait();
+  b_->scheduler->wait_durable(*this, ticket);
 }
 
 // --- observed events ---

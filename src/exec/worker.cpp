@@ -7,6 +7,7 @@
 
 #include "agent_runner.hpp"
 #include "backoff.hpp"
+#include "group_commit.hpp"
 #include "gpmx/exec/errors.hpp"
 
 namespace gpmx::cpu::detail {
@@ -40,6 +41,7 @@ void worker::run(launch_state& L) {
   const bool det = is_deterministic(opt.policy);
   seeded_choices choices(L.seed);
   bool all_stalled = false;
+  bool durable_wait = false;  // some resident thread waits for a durable flush
   bool counted_stalled = false;  // this worker is in L.stalled_workers
   backoff waiting;
   // Blocks claimed from the launch but not yet admitted: claiming a few at a
@@ -67,8 +69,10 @@ void worker::run(launch_state& L) {
       // Admit a block when idle, when every resident block only spins (its
       // producer may not have started), or always in the deterministic
       // schedule so that blocks interleave.
-      const bool admit = resident_.size() < opt.max_resident_blocks &&
-                         (resident_.empty() || det || all_stalled);
+      // While threads wait for durability, more blocks may be resident so
+      // that more threads share each flush (group commit).
+      const unsigned cap = durable_wait ? opt.max_resident_blocks_persisting : opt.max_resident_blocks;
+      const bool admit = resident_.size() < cap && (resident_.empty() || det || all_stalled);
       std::uint64_t linear = 0;
       if (admit && next_block(linear)) {
         block_scheduler* s = acquire();
@@ -80,6 +84,8 @@ void worker::run(launch_state& L) {
 
       if (det) choices.shuffle(resident_.begin(), resident_.end());
       bool progress = false;
+      const std::uint64_t flushes_seen = L.durability ? L.durability->completed() : 0;
+      durable_wait = false;
       for (std::size_t i = 0; i < resident_.size() && !L.abort.load(std::memory_order_relaxed);) {
         const auto o = resident_[i]->run();
         if (o == block_scheduler::outcome::finished) {
@@ -89,6 +95,7 @@ void worker::run(launch_state& L) {
           continue;
         }
         progress |= o == block_scheduler::outcome::progressed;
+        durable_wait |= resident_[i]->waits_on_durability();
         ++i;
       }
       // The deterministic schedule's agents take one step per round.
@@ -109,7 +116,13 @@ void worker::run(launch_state& L) {
         waiting.reset();
         continue;
       }
-      if (resident_.size() < opt.max_resident_blocks && (claimed_next < claimed_end || L.blocks_left())) continue;
+      const unsigned cap_now = durable_wait ? opt.max_resident_blocks_persisting : opt.max_resident_blocks;
+      if (resident_.size() < cap_now && (claimed_next < claimed_end || L.blocks_left())) continue;
+      if (durable_wait) {  // not a stall: the flusher will complete what they wait for
+        L.durability->wait_past(flushes_seen, std::chrono::milliseconds(1));
+        stalled_since = std::chrono::steady_clock::now();
+        continue;
+      }
       if (det && agents_busy) {  // an agent's work in flight may end the spin
         std::this_thread::yield();
         continue;

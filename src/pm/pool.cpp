@@ -25,6 +25,8 @@ class pool_domain final : public persist_domain {
  public:
   explicit pool_domain(const mapping* m) : map_(m), registration_(this, m->base(), m->size()) {}
   void persist_range(const void* p, std::size_t bytes) const override { map_->persist(p, bytes); }
+  // An msync is a system call and a device write: waiting threads share it.
+  bool shares_flushes() const override { return syncs_pages(); }
   // msync works on pages: one call per run of lines that share or touch
   // pages, instead of one per run of adjacent lines.
   void persist_lines(const std::uintptr_t* lines, std::size_t n) const override {
@@ -44,6 +46,10 @@ class pool_domain final : public persist_domain {
   }
 
  private:
+  bool syncs_pages() const {
+    const durability m = map_->mode();
+    return m == durability::msync || (m == durability::pmem && !map_->is_pmem());
+  }
   const mapping* map_;
   scoped_persist_domain registration_;  // kernels' persist_range finds the pool by address
 };

@@ -17,6 +17,10 @@ class persist_domain {
   // persist_line_bytes) durable. The default flushes each run of adjacent
   // lines; a domain whose flush unit is larger (msync: a page) merges more.
   virtual void persist_lines(const std::uintptr_t* lines, std::size_t n) const;
+  // Whether a flush costs a system call and a device write (msync), so that
+  // kernel threads waiting for durability should share one (group commit)
+  // rather than each make its own. Cache-line flushes are not worth it.
+  virtual bool shares_flushes() const { return false; }
 };
 
 // The unit in which the cpu executor tracks and flushes a thread's PM stores.

@@ -17,10 +17,11 @@ namespace gpmx::cpu::detail {
 
 struct fiber_record;
 class block_scheduler;
+class group_commit;
 
 // What a suspended thread waits for; also what a deadlock report prints.
 enum class wait_kind : std::uint8_t {
-  none, barrier, warp_collective, activemask, spin, yield
+  none, barrier, warp_collective, activemask, spin, yield, durability
 };
 
 using gpmx::warp_op;
@@ -58,6 +59,7 @@ class block_state {
   std::uint8_t observed_spaces = 0;     // observer->observed_spaces(), or 0
   std::uint8_t scheduling_spaces = 0;   // observer->scheduling_spaces() (deterministic only), or 0
   block_scheduler* scheduler = nullptr;
+  group_commit* durability = nullptr;   // parallel schedule with group commit on, else null
 
   // The k-th static shared allocation of this block (made on first request).
   std::byte* static_shared_at(std::size_t k, std::size_t bytes, std::size_t align);

@@ -37,8 +37,25 @@ struct executor_options {
   gpmx::observer* observer = nullptr;
   std::size_t fiber_stack_bytes = 0;        // 0: GPMX_FIBER_STACK, else 64 KiB
   unsigned max_resident_blocks = 0;         // per worker; 0: 16 (parallel), 4 (deterministic)
+  // Group commit (parallel schedule): threads waiting for durability share
+  // one flush of a slow domain (see docs/persistency-models.md section 4).
+  // 0: GPMX_GROUP_COMMIT (0 turns it off), else on; 1 on; 2 off.
+  unsigned group_commit = 0;
+  // Resident blocks a worker may hold while its threads wait for durability,
+  // so that more threads share each flush; 0: GPMX_PERSIST_RESIDENT_BLOCKS,
+  // else 4 x max_resident_blocks.
+  unsigned max_resident_blocks_persisting = 0;
   std::chrono::milliseconds spin_timeout{0};  // 0: GPMX_SPIN_TIMEOUT_MS, else 30 s
   device_limits limits{};
+};
+
+// How kernel threads shared durable flushes under group commit, since the
+// executor was made.
+struct durability_stats {
+  std::uint64_t waits = 0;    // a thread waiting for its lines to be durable
+  std::uint64_t lines = 0;    // 64-byte lines those waits handed over
+  std::uint64_t flushes = 0;  // batches the flusher made durable (a group each)
+  std::uint64_t calls = 0;    // persist calls the batches needed (an msync each)
 };
 
 // Options with every 0 replaced by its environment variable or default.
@@ -132,6 +149,8 @@ class executor {
   // Whether launches run under an observer (and so with the observed context).
   bool observed() const { return options().observer != nullptr; }
   unsigned workers() const { return options().workers; }
+  // Group commit's counts (all zero when it is off or nothing waited).
+  durability_stats durability() const;
 
  private:
   void run(const launch_config& cfg, detail::thread_loop_fn loop, void* closure);

@@ -328,9 +328,13 @@ class thread_ctx {
   friend class unobserved_thread_ctx;
 
   void persist_pm_writes() {
-    persist_lines(*pm_lines_);
+    if (b_->durability && !in_spin_) persist_grouped();
+    else persist_lines(*pm_lines_);
     pm_dirty_ = false;
   }
+  // Group commit: hands the lines to the launch's flusher and parks until
+  // they are durable; the worker runs other threads meanwhile.
+  void persist_grouped();
   void note_pm_lines(const persist_domain* d, const void* p, std::size_t bytes) {
     const auto first = reinterpret_cast<std::uintptr_t>(p) / persist_line_bytes;
     const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes - 1) / persist_line_bytes;

@@ -1,0 +1,132 @@
+#include "group_commit.hpp"
+
+#include <algorithm>
+
+namespace gpmx::cpu::detail {
+namespace {
+
+// msync works on pages: runs whose pages touch share one call.
+constexpr std::uintptr_t lines_per_page = 4096 / persist_line_bytes;
+
+}  // namespace
+
+group_commit::group_commit() : flusher_([this] { flusher_loop(); }) {}
+
+group_commit::~group_commit() {
+  {
+    std::lock_guard lock(m_);
+    stopping_ = true;
+  }
+  work_cv_.notify_all();
+  flusher_.join();
+}
+
+std::uint64_t group_commit::submit(std::vector<pm_line>& lines) {
+  thread_local std::vector<line_run> runs;
+  runs.clear();
+  // Keep the lines of domains that flush cheaply for the caller; turn the
+  // others into runs of adjacent lines (a thread records in store order,
+  // so most of its lines already come in runs).
+  std::size_t kept = 0;
+  for (const pm_line& l : lines) {
+    if (!l.domain->shares_flushes()) {
+      lines[kept++] = l;
+      continue;
+    }
+    if (!runs.empty() && runs.back().domain == l.domain && runs.back().last + 1 == l.line) ++runs.back().last;
+    else runs.push_back({l.domain, l.line, l.line});
+  }
+  lines.resize(kept);
+  return runs.empty() ? 0 : enqueue(runs);
+}
+
+std::uint64_t group_commit::submit_range(const persist_domain* d, const void* p, std::size_t bytes) {
+  if (bytes == 0 || !d->shares_flushes()) return 0;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const std::vector<line_run> run{{d, a / persist_line_bytes, (a + bytes - 1) / persist_line_bytes}};
+  return enqueue(run);
+}
+
+std::uint64_t group_commit::enqueue(const std::vector<line_run>& runs) {
+  std::uint64_t ticket = 0;
+  {
+    std::lock_guard lock(m_);
+    pending_.insert(pending_.end(), runs.begin(), runs.end());
+    ticket = ++issued_;
+    ++stats_.waits;
+    for (const line_run& r : runs) stats_.lines += r.last - r.first + 1;
+  }
+  work_cv_.notify_one();
+  return ticket;
+}
+
+void group_commit::rethrow_if_failed(std::uint64_t ticket) const {
+  std::lock_guard lock(m_);
+  for (const failure& f : failures_)
+    if (ticket > f.from && ticket <= f.to) std::rethrow_exception(f.error);
+}
+
+void group_commit::wait_past(std::uint64_t seen, std::chrono::microseconds timeout) const {
+  std::unique_lock lock(m_);
+  done_cv_.wait_for(lock, timeout, [&] { return completed_.load(std::memory_order_relaxed) > seen; });
+}
+
+void group_commit::drain() const {
+  std::unique_lock lock(m_);
+  done_cv_.wait(lock, [&] { return completed_.load(std::memory_order_relaxed) == issued_; });
+}
+
+durability_stats group_commit::stats() const {
+  std::lock_guard lock(m_);
+  return stats_;
+}
+
+void group_commit::flusher_loop() {
+  std::vector<line_run> batch;
+  std::unique_lock lock(m_);
+  for (;;) {
+    work_cv_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
+    if (pending_.empty()) return;  // stopping, and nothing left to make durable
+    batch.swap(pending_);
+    const std::uint64_t from = completed_.load(std::memory_order_relaxed), to = issued_;
+    lock.unlock();
+    std::uint64_t calls = 0;
+    std::exception_ptr error;
+    try {
+      calls = flush(batch);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    batch.clear();
+    lock.lock();
+    ++stats_.flushes;
+    stats_.calls += calls;
+    if (error) failures_.push_back({from, to, error});
+    completed_.store(to, std::memory_order_release);
+    done_cv_.notify_all();
+  }
+}
+
+std::uint64_t group_commit::flush(std::vector<line_run>& runs) {
+  std::sort(runs.begin(), runs.end(), [](const line_run& a, const line_run& b) {
+    return a.domain != b.domain ? std::less<>()(a.domain, b.domain) : a.first < b.first;
+  });
+  std::uint64_t calls = 0;
+  std::size_t i = 0;
+  while (i < runs.size()) {
+    const persist_domain* d = runs[i].domain;
+    std::uintptr_t first = runs[i].first, last = runs[i].last;
+    std::size_t j = i + 1;
+    while (j < runs.size() && runs[j].domain == d && runs[j].first / lines_per_page <= last / lines_per_page + 1) {
+      last = std::max(last, runs[j].last);
+      ++j;
+    }
+    d->persist_range(reinterpret_cast<const void*>(first * persist_line_bytes),
+                     (last - first + 1) * persist_line_bytes);
+    ++calls;
+    i = j;
+  }
+  return calls;
+}
+
+}  // namespace gpmx::cpu::detail

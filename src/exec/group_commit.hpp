@@ -1,0 +1,80 @@
+#pragma once
+// Durability shared among waiting threads (group commit). A GPU hides the
+// latency of a persist behind thousands of threads in flight; a cpu worker
+// that flushed for each thread in turn would serialize it. So, in the
+// parallel schedule, a kernel thread that must wait for durability hands
+// its recorded lines to the group and parks; one flusher thread takes every
+// pending line at once, merges them into ranges, makes them durable with
+// as few calls as the domains allow, and completes every ticket it covered.
+// Only domains whose flush is a system call share flushes
+// (persist_domain::shares_flushes); others are flushed by the thread itself.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/persist_domain.hpp"
+
+namespace gpmx::cpu::detail {
+
+class group_commit {
+ public:
+  group_commit();
+  ~group_commit();  // makes what is pending durable, then stops the flusher
+  group_commit(const group_commit&) = delete;
+  group_commit& operator=(const group_commit&) = delete;
+
+  // Takes the lines of `lines` whose domain shares flushes, leaving the
+  // others for the caller to flush itself. Returns the ticket that completes
+  // once the taken lines are durable, or 0 when it took none.
+  std::uint64_t submit(std::vector<pm_line>& lines);
+  // The same for [p, p + bytes) of domain d (a range persist).
+  std::uint64_t submit_range(const persist_domain* d, const void* p, std::size_t bytes);
+
+  // Whether every ticket up to `ticket` has completed (durable or failed).
+  bool complete(std::uint64_t ticket) const { return completed_.load(std::memory_order_acquire) >= ticket; }
+  // After complete(ticket): throws the error of the flush that covered it, if any.
+  void rethrow_if_failed(std::uint64_t ticket) const;
+  // Blocks until some ticket completes after `seen` tickets had, or `timeout`.
+  void wait_past(std::uint64_t seen, std::chrono::microseconds timeout) const;
+  std::uint64_t completed() const { return completed_.load(std::memory_order_acquire); }
+  // Returns once every ticket handed out so far has completed: a launch
+  // ends with nothing pending, so no domain is flushed after it may close.
+  void drain() const;
+
+  durability_stats stats() const;
+
+ private:
+  struct line_run {
+    const persist_domain* domain;
+    std::uintptr_t first, last;  // lines, inclusive
+  };
+  std::uint64_t enqueue(const std::vector<line_run>& runs);
+  void flusher_loop();
+  // Makes every run durable: sorted, merged where their pages touch, one
+  // persist_range per merged range. Returns the number of calls made.
+  static std::uint64_t flush(std::vector<line_run>& runs);
+
+  mutable std::mutex m_;
+  mutable std::condition_variable work_cv_;
+  mutable std::condition_variable done_cv_;
+  std::vector<line_run> pending_;
+  std::uint64_t issued_ = 0;  // tickets handed out
+  std::atomic<std::uint64_t> completed_{0};
+  // Failed flushes: tickets (from, to] and the error that ended them.
+  struct failure {
+    std::uint64_t from, to;
+    std::exception_ptr error;
+  };
+  std::vector<failure> failures_;
+  bool stopping_ = false;
+  durability_stats stats_{};
+  std::thread flusher_;
+};
+
+}  // namespace gpmx::cpu::detail
