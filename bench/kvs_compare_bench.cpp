@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <random>
 #include <stdexcept>
+#include <tuple>
 
 #include "gpkvs/gpkvs.hpp"
 #include "gpmx/support/elapsed.hpp"
@@ -33,13 +34,31 @@ double seconds_of(const std::function<void()>& f) {
 }
 
 // One gpKVS run: a fresh table, every batch set and committed.
+// How many threads shared each durable flush in the timed part, and how
+// many flushes were made (group commit; zero when it is off).
+struct flush_sharing {
+  std::uint64_t waits = 0, flushes = 0;
+  double seconds = 0;
+  void add(const cpu::durability_stats& before, const cpu::durability_stats& after, double s) {
+    waits += after.waits - before.waits;
+    flushes += after.flushes - before.flushes;
+    seconds += s;
+  }
+  void put(result& r) const {
+    r.metrics["threads_per_flush"] = flushes ? double(waits) / double(flushes) : 0.0;
+    r.metrics["flushes_per_second"] = seconds > 0 ? double(flushes) / seconds : 0.0;
+  }
+};
+
 double time_gpkvs(const kvs_compare_options& o, cpu::executor& ex, const std::filesystem::path& dir,
-                  const std::vector<std::vector<kv_pair>>& batches, pm::ordering order) {
+                  const std::vector<std::vector<kv_pair>>& batches, pm::ordering order, flush_sharing& sharing) {
   std::filesystem::remove_all(dir);
   auto kvs = apps::gpkvs::store::create(dir, {o.sets, o.batch}, o.mode);
+  const cpu::durability_stats before = ex.durability();
   const double s = seconds_of([&] {
     for (const auto& b : batches) kvs.set_batch(ex, b, order);
   });
+  sharing.add(before, ex.durability(), s);
   const auto& last = batches.back();
   std::vector<std::uint64_t> keys;
   for (const kv_pair& p : last) keys.push_back(p.key);
@@ -110,20 +129,26 @@ std::vector<result> run_kvs_vs_rocksdb(const kvs_compare_options& o) {
   const double ops = double(o.batch) * o.batches;
   cpu::executor ex({.workers = o.workers});
   std::vector<double> epoch_ns, sbrp_ns, rocks_ns;
+  flush_sharing epoch_sharing, sbrp_sharing;
   for (unsigned i = 0; i < o.repeat; ++i) {  // interleaved, so drift hits all three alike
     if (o.progress) o.progress(fmt::format("kvs comparison: run {} of {}", i + 1, o.repeat));
-    epoch_ns.push_back(1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", batches, pm::ordering::epoch));
-    sbrp_ns.push_back(1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", batches, pm::ordering::sbrp));
+    epoch_ns.push_back(1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", batches, pm::ordering::epoch, epoch_sharing));
+    sbrp_ns.push_back(1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", batches, pm::ordering::sbrp, sbrp_sharing));
     rocks_ns.push_back(1e9 * time_rocksdb(d.path() / "rocksdb", batches));
   }
   const std::string shape = fmt::format("{} batches of {} SETs, {} sets of 8 ways", o.batches, o.batch, o.sets);
   std::vector<result> rows;
   result rocks = make_result("rocksdb_sets", rocks_ns, "RocksDB, one WriteBatch per batch, WAL synced: " + shape);
   rocks.metrics["operations_per_second"] = ops / (rocks.median_ns / 1e9);
-  for (auto [name, runs] : {std::pair{"gpkvs_epoch_sets", &epoch_ns}, std::pair{"gpkvs_sbrp_sets", &sbrp_ns}}) {
-    result r = make_result(name, *runs, "gpKVS, undo-logged SET batches: " + shape);
+  const bool grouped = ex.options().group_commit == 1;
+  for (auto [name, runs, sharing] : {std::tuple{"gpkvs_epoch_sets", &epoch_ns, &epoch_sharing},
+                                     std::tuple{"gpkvs_sbrp_sets", &sbrp_ns, &sbrp_sharing}}) {
+    result r = make_result(name, *runs,
+                           fmt::format("gpKVS, undo-logged SET batches (group commit {}): {}",
+                                       grouped ? "on" : "off", shape));
     r.metrics["operations_per_second"] = ops / (r.median_ns / 1e9);
     r.metrics["vs_rocksdb"] = rocks.median_ns / r.median_ns;
+    sharing->put(r);
     rows.push_back(std::move(r));
   }
   rows.push_back(std::move(rocks));

@@ -10,7 +10,7 @@ constexpr std::uintptr_t lines_per_page = 4096 / persist_line_bytes;
 
 }  // namespace
 
-group_commit::group_commit() : flusher_([this] { flusher_loop(); }) {}
+group_commit::group_commit() = default;
 
 group_commit::~group_commit() {
   {
@@ -18,7 +18,7 @@ group_commit::~group_commit() {
     stopping_ = true;
   }
   work_cv_.notify_all();
-  flusher_.join();
+  if (flusher_.joinable()) flusher_.join();
 }
 
 std::uint64_t group_commit::submit(std::vector<pm_line>& lines) {
@@ -51,6 +51,9 @@ std::uint64_t group_commit::enqueue(const std::vector<line_run>& runs) {
   std::uint64_t ticket = 0;
   {
     std::lock_guard lock(m_);
+    // Started by the first hand-over, so a process that never waits for an
+    // msync starts no thread (and stays single-threaded for its forks).
+    if (!flusher_.joinable()) flusher_ = std::thread([this] { flusher_loop(); });
     pending_.insert(pending_.end(), runs.begin(), runs.end());
     ticket = ++issued_;
     ++stats_.waits;

@@ -74,7 +74,7 @@ class group_commit {
   std::vector<failure> failures_;
   bool stopping_ = false;
   durability_stats stats_{};
-  std::thread flusher_;
+  std::thread flusher_;  // started by the first enqueue
 };
 
 }  // namespace gpmx::cpu::detail
