@@ -119,13 +119,15 @@ std::uint64_t group_commit::flush(std::vector<line_run>& runs) {
   while (i < runs.size()) {
     const persist_domain* d = runs[i].domain;
     std::uintptr_t first = runs[i].first, last = runs[i].last;
+    std::size_t asked = (last - first + 1) * persist_line_bytes;
     std::size_t j = i + 1;
     while (j < runs.size() && runs[j].domain == d && runs[j].first / lines_per_page <= last / lines_per_page + 1) {
       last = std::max(last, runs[j].last);
+      asked += (runs[j].last - runs[j].first + 1) * persist_line_bytes;
       ++j;
     }
-    d->persist_range(reinterpret_cast<const void*>(first * persist_line_bytes),
-                     (last - first + 1) * persist_line_bytes);
+    d->persist_merged(reinterpret_cast<const void*>(first * persist_line_bytes), (last - first + 1) * persist_line_bytes,
+                      asked);
     ++calls;
     i = j;
   }

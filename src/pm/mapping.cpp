@@ -1,6 +1,8 @@
 #include "mapping.hpp"
 
 #include <libpmem.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 
 #include <cerrno>
 #include <cstring>
@@ -20,6 +22,9 @@ mapping::mapping(const std::filesystem::path& path, const std::filesystem::path&
   base_ = static_cast<std::byte*>(p);
   size_ = len;
   is_pmem_ = is_pmem != 0;
+  struct statfs fs {};
+  in_memory_fs_ = ::statfs(path.c_str(), &fs) == 0 &&
+                  (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
   if (observer* o = host_observer()) o->pool_mapped(base_, size_, shown.string());
 }
 
@@ -30,13 +35,28 @@ mapping::~mapping() {
 }
 
 void mapping::persist(const void* p, std::uint64_t bytes, source_loc loc) const {
+  check_inside(p, bytes);
+  persisted_.fetch_add(bytes, std::memory_order_relaxed);
+  if (observer* o = host_observer()) o->host_persist(p, bytes, loc);
+  flush(p, bytes);
+}
+
+void mapping::persist_merged(const void* p, std::uint64_t bytes, std::uint64_t asked) const {
+  check_inside(p, bytes);
+  persisted_.fetch_add(asked, std::memory_order_relaxed);
+  flush(p, bytes);
+}
+
+void mapping::check_inside(const void* p, std::uint64_t bytes) const {
   const auto* b = static_cast<const std::byte*>(p);
   if (b < base_ || b + bytes > base_ + size_)
     throw pm_error(errc::bad_argument,
                    fmt::format("{}: persist of {} bytes at offset {} lies outside the {}-byte mapping",
                                path_.string(), bytes, b - base_, size_));
-  persisted_.fetch_add(bytes, std::memory_order_relaxed);
-  if (observer* o = host_observer()) o->host_persist(p, bytes, loc);
+}
+
+void mapping::flush(const void* p, std::uint64_t bytes) const {
+  const auto* b = static_cast<const std::byte*>(p);
   if (bytes == 0 || mode_ == durability::none) return;
   if ((mode_ == durability::pmem && is_pmem_) || mode_ == durability::flush) {
     pmem_persist(p, bytes);

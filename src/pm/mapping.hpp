@@ -23,18 +23,27 @@ class mapping {
   std::byte* base() const { return base_; }
   std::uint64_t size() const { return size_; }
   bool is_pmem() const { return is_pmem_; }
+  // Whether the file lives in memory (tmpfs, ramfs): msync there writes no device.
+  bool in_memory_fs() const { return in_memory_fs_; }
   durability mode() const { return mode_; }
   // Throws pm_error(io) if msync fails; a range outside the mapping is bad_argument.
   // `loc` is reported to a trace recorder watching the mapping (host persists).
   void persist(const void* p, std::uint64_t bytes, source_loc loc = source_loc::current()) const;
+  // persist(p, bytes) on behalf of requests for `asked` bytes of the range
+  // (group commit merges many threads' lines into one range): only `asked`
+  // counts as persisted, so the count means what programs asked for.
+  void persist_merged(const void* p, std::uint64_t bytes, std::uint64_t asked) const;
   // Bytes asked to be persisted so far (under every setting, none included).
   std::uint64_t bytes_persisted() const { return persisted_.load(std::memory_order_relaxed); }
 
  private:
+  void check_inside(const void* p, std::uint64_t bytes) const;
+  void flush(const void* p, std::uint64_t bytes) const;
   std::filesystem::path path_;
   std::byte* base_ = nullptr;
   std::uint64_t size_ = 0;
   bool is_pmem_ = false;
+  bool in_memory_fs_ = false;
   durability mode_;
   mutable std::atomic<std::uint64_t> persisted_{0};
 };

@@ -25,8 +25,12 @@ class pool_domain final : public persist_domain {
  public:
   explicit pool_domain(const mapping* m) : map_(m), registration_(this, m->base(), m->size()) {}
   void persist_range(const void* p, std::size_t bytes) const override { map_->persist(p, bytes); }
-  // An msync is a system call and a device write: waiting threads share it.
-  bool shares_flushes() const override { return syncs_pages(); }
+  // An msync is a system call and a device write: waiting threads share
+  // it. On tmpfs it writes no device and sharing costs more than it saves.
+  bool shares_flushes() const override { return syncs_pages() && !map_->in_memory_fs(); }
+  void persist_merged(const void* p, std::size_t bytes, std::size_t asked) const override {
+    map_->persist_merged(p, bytes, asked);
+  }
   // msync works on pages: one call per run of lines that share or touch
   // pages, instead of one per run of adjacent lines.
   void persist_lines(const std::uintptr_t* lines, std::size_t n) const override {

@@ -21,6 +21,13 @@ class persist_domain {
   // kernel threads waiting for durability should share one (group commit)
   // rather than each make its own. Cache-line flushes are not worth it.
   virtual bool shares_flushes() const { return false; }
+  // Makes [p, p + bytes) durable for requests that asked for `asked` bytes
+  // of it (group commit's merged ranges cover gaps between threads' lines);
+  // a domain that counts what it persisted counts `asked`.
+  virtual void persist_merged(const void* p, std::size_t bytes, std::size_t asked) const {
+    (void)asked;
+    persist_range(p, bytes);
+  }
 };
 
 // The unit in which the cpu executor tracks and flushes a thread's PM stores.
