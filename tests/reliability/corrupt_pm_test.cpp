@@ -17,13 +17,31 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> small_kvs = {"-p", "sets=256", "-p", "batch=64", "-p", "batches=6", "--quiet"};
 
-// A gpKVS run killed in the middle of a batch: its log holds entries.
+// Whether some log slot holds an entry.
+bool log_holds_an_entry(const fs::path& log_file) {
+  auto log = pm::hcl_log::open(log_file, pm::durability::none);
+  const pm::hcl_view v = log.view();
+  for (std::uint64_t b = 0; b < v.blocks; ++b)
+    for (std::uint32_t t = 0; t < v.threads; ++t)
+      if (log.size_of(b, t) > 0) return true;
+  return false;
+}
+
+// A gpKVS run killed in the middle of a batch with entries in its log. Which
+// store N is depends on how the threads interleave (under group commit every
+// thread writes its entry before any advances its tail), so the crash point
+// is the first of 700, 740, ... whose log holds an entry.
 void crashed_kvs(const fs::path& cwd) {
-  std::vector<std::string> args = {"run", "gpkvs", "--crash-after", "700"};
-  args.insert(args.end(), small_kvs.begin(), small_kvs.end());
-  const auto r = test::run_gpmx(args, cwd);
-  ASSERT_EQ(r.status, 0) << r.output;
-  ASSERT_NE(r.output.find("SIGKILL after crash point 700"), std::string::npos) << r.output;
+  for (int n = 700; n < 1500; n += 40) {
+    fs::remove_all(cwd / "gpmx-data");
+    std::vector<std::string> args = {"run", "gpkvs", "--crash-after", std::to_string(n)};
+    args.insert(args.end(), small_kvs.begin(), small_kvs.end());
+    const auto r = test::run_gpmx(args, cwd);
+    ASSERT_EQ(r.status, 0) << r.output;
+    ASSERT_NE(r.output.find("SIGKILL after crash point " + std::to_string(n)), std::string::npos) << r.output;
+    if (log_holds_an_entry(cwd / "gpmx-data/gpkvs/gpkvs.log")) return;
+  }
+  FAIL() << "no crash point from 700 to 1460 left an entry in the log";
 }
 
 // The (block, thread) of a log slot holding at least one entry.
@@ -49,7 +67,7 @@ void expect_refused(const fs::path& cwd, const std::string& command, const std::
 
 TEST(CorruptPm, HclTailPastCapacityIsRefused) {
   scratch_dir d;
-  crashed_kvs(d.path());
+  ASSERT_NO_FATAL_FAILURE(crashed_kvs(d.path()));
   {
     auto log = pm::hcl_log::open(d / "gpmx-data/gpkvs/gpkvs.log", pm::durability::none);
     const auto [b, t] = busy_slot(log);
@@ -61,12 +79,13 @@ TEST(CorruptPm, HclTailPastCapacityIsRefused) {
 
 TEST(CorruptPm, UndoEntryNamingASlotOutsideTheTableIsRefused) {
   scratch_dir d;
-  crashed_kvs(d.path());
+  ASSERT_NO_FATAL_FAILURE(crashed_kvs(d.path()));
   {
     auto log = pm::hcl_log::open(d / "gpmx-data/gpkvs/gpkvs.log", pm::durability::none);
     const auto [b, t] = busy_slot(log);
     const pm::hcl_view v = log.view();
     const std::uint32_t tail = v.tails[v.slot(b, t)];
+    ASSERT_GE(tail, 6u) << "no whole entry in the busy slot";
     // The newest entry's slot word (entries are slot, key, value: six words);
     // 2048 is the first slot past the 256 x 8 table, over its "meta" region.
     *v.word(b, t, tail - 6) = 2048;
@@ -83,7 +102,7 @@ void change_region(const fs::path& pool_file, const char* region, F&& f) {
 
 TEST(CorruptPm, ZeroStoredTableSizeIsRefused) {
   scratch_dir d;
-  crashed_kvs(d.path());
+  ASSERT_NO_FATAL_FAILURE(crashed_kvs(d.path()));
   change_region(d / "gpmx-data/gpkvs/gpkvs.pool", "txn", [](std::byte* txn) { std::memset(txn + 16, 0, 8); });
   expect_refused(d.path(), "verify", {"gpkvs.pool", "'txn'", "sets (word 2)", "holds 0"});
   expect_refused(d.path(), "recover", {"gpkvs.pool", "'txn'", "sets (word 2)", "holds 0"});
@@ -91,7 +110,7 @@ TEST(CorruptPm, ZeroStoredTableSizeIsRefused) {
 
 TEST(CorruptPm, ImpossibleTransactionPhaseIsRefused) {
   scratch_dir d;
-  crashed_kvs(d.path());
+  ASSERT_NO_FATAL_FAILURE(crashed_kvs(d.path()));
   change_region(d / "gpmx-data/gpkvs/gpkvs.pool", "txn", [](std::byte* txn) { txn[0] |= std::byte{3}; });
   expect_refused(d.path(), "recover", {"gpkvs.pool", "'txn'", "transaction word", "phase bits"});
 }
@@ -103,7 +122,7 @@ constexpr std::size_t meta_entry_bytes = 48;
 
 TEST(CorruptPm, HugeRecordedParameterIsACorruptPoolNotABadArgument) {
   scratch_dir d;
-  crashed_kvs(d.path());
+  ASSERT_NO_FATAL_FAILURE(crashed_kvs(d.path()));
   change_region(d / "gpmx-data/gpkvs/gpkvs.pool", "meta", [](std::byte* m) {
     const std::uint64_t huge = 1ull << 40;
     std::memcpy(m + meta_entries + 4 * meta_entry_bytes + 40, &huge, 8);
@@ -113,7 +132,7 @@ TEST(CorruptPm, HugeRecordedParameterIsACorruptPoolNotABadArgument) {
 
 TEST(CorruptPm, RecordedSizeDifferentFromTheTableIsRefused) {
   scratch_dir d;
-  crashed_kvs(d.path());
+  ASSERT_NO_FATAL_FAILURE(crashed_kvs(d.path()));
   change_region(d / "gpmx-data/gpkvs/gpkvs.pool", "meta", [](std::byte* m) {
     const std::uint64_t sets = 4096;  // valid for a run, but not this table's
     std::memcpy(m + meta_entries + 4 * meta_entry_bytes + 40, &sets, 8);
@@ -123,7 +142,7 @@ TEST(CorruptPm, RecordedSizeDifferentFromTheTableIsRefused) {
 
 TEST(CorruptPm, CorruptParameterNameIsNamedPrintably) {
   scratch_dir d;
-  crashed_kvs(d.path());
+  ASSERT_NO_FATAL_FAILURE(crashed_kvs(d.path()));
   change_region(d / "gpmx-data/gpkvs/gpkvs.pool", "meta", [](std::byte* m) { m[meta_entries + 2] = std::byte{1}; });
   expect_refused(d.path(), "verify", {"gpkvs.pool", "'meta'", "ba\\x01ch", "not a parameter"});
   expect_refused(d.path(), "recover", {"gpkvs.pool", "'meta'", "ba\\x01ch", "not a parameter"});

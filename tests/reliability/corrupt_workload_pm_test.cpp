@@ -54,6 +54,30 @@ T load_word(const fs::path& pool_file, const char* region, std::uint64_t byte_of
 // --- hashmap: undo entries are (slot, key, value, round), 8 four-byte HCL words.
 const std::vector<std::string> small_hashmap = {"-p", "slots=256", "-p", "batch=32", "-p", "batches=4"};
 
+// Whether some slot of the log holds a whole entry of `entry_words` words.
+bool holds_undo_entry(const fs::path& log_file, std::uint32_t entry_words) {
+  auto log = pm::hcl_log::open(log_file, pm::durability::none);
+  const pm::hcl_view v = log.view();
+  for (std::uint64_t b = 0; b < v.blocks; ++b)
+    for (std::uint32_t t = 0; t < v.threads; ++t)
+      if (v.tails[v.slot(b, t)] >= entry_words) return true;
+  return false;
+}
+
+// crashed_run at the first crash point from `first` on (in steps of `step`)
+// that leaves an undo entry in W's log: which store that is depends on how
+// the threads interleave (under group commit every thread writes its entry
+// before any advances its tail).
+void crashed_run_with_entries(const fs::path& cwd, const std::string& w, const std::vector<std::string>& args,
+                              int first, int step, std::uint32_t entry_words) {
+  for (int n = first; n < first + 20 * step; n += step) {
+    fs::remove_all(cwd / "gpmx-data");
+    ASSERT_NO_FATAL_FAILURE(crashed_run(cwd, w, args, n));
+    if (holds_undo_entry(cwd / "gpmx-data" / w / (w + ".log"), entry_words)) return;
+  }
+  FAIL() << "no crash point of " << w << " from " << first << " left an undo entry";
+}
+
 // f(view, block, thread, first) on the newest entry of the first busy log
 // slot, whose first word is the HCL word `first`; entries are `entry_words`
 // four-byte words.
@@ -72,7 +96,7 @@ void change_newest_undo_entry(const fs::path& log_file, std::uint32_t entry_word
 
 TEST(CorruptWorkloadPm, HashmapUndoEntryOutsideTheTableIsRefused) {
   scratch_dir d;
-  crashed_run(d.path(), "hashmap", small_hashmap, 300);
+  ASSERT_NO_FATAL_FAILURE(crashed_run_with_entries(d.path(), "hashmap", small_hashmap, 300, 40, 8));
   change_newest_undo_entry(d / "gpmx-data/hashmap/hashmap.log", 8,
                            [](const pm::hcl_view& v, std::uint64_t b, std::uint32_t t, std::uint32_t first) {
                              *v.word(b, t, first) = 256;  // the first slot past the table
@@ -83,7 +107,7 @@ TEST(CorruptWorkloadPm, HashmapUndoEntryOutsideTheTableIsRefused) {
 
 TEST(CorruptWorkloadPm, HashmapUndoEntryOfARoundNeverBegunIsRefused) {
   scratch_dir d;
-  crashed_run(d.path(), "hashmap", small_hashmap, 300);
+  ASSERT_NO_FATAL_FAILURE(crashed_run_with_entries(d.path(), "hashmap", small_hashmap, 300, 40, 8));
   change_newest_undo_entry(d / "gpmx-data/hashmap/hashmap.log", 8,
                            [](const pm::hcl_view& v, std::uint64_t b, std::uint32_t t, std::uint32_t first) {
                              *v.word(b, t, first + 6) = 4000;
@@ -95,7 +119,8 @@ TEST(CorruptWorkloadPm, HashmapUndoEntryOfARoundNeverBegunIsRefused) {
 // --- gpdb: undo entries are (row index, old row), 10 four-byte HCL words.
 TEST(CorruptWorkloadPm, GpdbUndoEntryPastTheLoggedRowsIsRefused) {
   scratch_dir d;
-  crashed_run(d.path(), "gpdb", {"-p", "rows=256", "-p", "batch=32", "-p", "batches=3"}, 100);
+  ASSERT_NO_FATAL_FAILURE(
+      crashed_run_with_entries(d.path(), "gpdb", {"-p", "rows=256", "-p", "batch=32", "-p", "batches=3"}, 100, 20, 10));
   change_newest_undo_entry(d / "gpmx-data/gpdb/gpdb.log", 10,
                            [](const pm::hcl_view& v, std::uint64_t b, std::uint32_t t, std::uint32_t first) {
                              *v.word(b, t, first) = 1000000;  // far past the table's capacity
