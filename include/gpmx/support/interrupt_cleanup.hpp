@@ -6,7 +6,8 @@
 // any other means (child_process.hpp, die_with).
 //
 // install() sets a handler for the three signals that does the cleanup
-// with async-signal-safe calls only (kill, waitpid, vfork and execve of rm)
+// with async-signal-safe calls only (kill, waitpid, and openat, getdents64
+// and unlinkat to remove trees)
 // over a registry that takes no lock; it starts no thread, so a process that
 // forks before starting threads stays single-threaded when it forks. Call it
 // first in main. Without install(), registration only keeps a list. Room is
