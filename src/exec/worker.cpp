@@ -42,6 +42,11 @@ void worker::run(launch_state& L) {
   seeded_choices choices(L.seed);
   bool all_stalled = false;
   bool durable_wait = false;  // some resident thread waits for a durable flush
+  // While threads wait for durability, more blocks may be resident so that
+  // more threads share each flush (group commit).
+  const auto resident_cap = [&] {
+    return durable_wait ? opt.max_resident_blocks_persisting : opt.max_resident_blocks;
+  };
   bool counted_stalled = false;  // this worker is in L.stalled_workers
   backoff waiting;
   // Blocks claimed from the launch but not yet admitted: claiming a few at a
@@ -69,10 +74,7 @@ void worker::run(launch_state& L) {
       // Admit a block when idle, when every resident block only spins (its
       // producer may not have started), or always in the deterministic
       // schedule so that blocks interleave.
-      // While threads wait for durability, more blocks may be resident so
-      // that more threads share each flush (group commit).
-      const unsigned cap = durable_wait ? opt.max_resident_blocks_persisting : opt.max_resident_blocks;
-      const bool admit = resident_.size() < cap && (resident_.empty() || det || all_stalled);
+      const bool admit = resident_.size() < resident_cap() && (resident_.empty() || det || all_stalled);
       std::uint64_t linear = 0;
       if (admit && next_block(linear)) {
         block_scheduler* s = acquire();
@@ -116,8 +118,7 @@ void worker::run(launch_state& L) {
         waiting.reset();
         continue;
       }
-      const unsigned cap_now = durable_wait ? opt.max_resident_blocks_persisting : opt.max_resident_blocks;
-      if (resident_.size() < cap_now && (claimed_next < claimed_end || L.blocks_left())) continue;
+      if (resident_.size() < resident_cap() && (claimed_next < claimed_end || L.blocks_left())) continue;
       if (durable_wait) {  // not a stall: the flusher will complete what they wait for
         L.durability->wait_past(flushes_seen, std::chrono::milliseconds(1));
         stalled_since = std::chrono::steady_clock::now();
