@@ -60,7 +60,9 @@ for t in "${targets[@]}"; do
   if "$build/bin/$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
        -artifact_prefix="$build/artifacts/$t-" "$work/$t" "${seeds[@]}" >"$log" 2>&1; then
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-    echo "fuzz: $t: $runs executions in $seconds s, no finding"
+    # libFuzzer's last status line: coverage edges, features and corpus size.
+    final=$(grep -E '^#[0-9]+ +DONE' "$log" | tail -n 1 | sed -E 's/^#[0-9]+ +DONE +//' || true)
+    echo "fuzz: $t: $runs executions in $seconds s, no finding (${final:-no final status})"
   else
     echo "fuzz: $t: FAILED (input saved under $build/artifacts/); its last lines:"
     tail -n 40 "$log"
