@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -464,25 +465,35 @@ class parser {
   }
 
   // Expressions: in_cond selects final-condition names (T:reg, bare location).
-  expr expression(bool in_cond) { return binary_level(0, in_cond); }
+  expr expression(bool in_cond) { return binary_from(0, in_cond); }
 
-  expr binary_level(int level, bool in_cond) {
+  // The binary operator at the parser's position and its precedence level
+  // (0 binds loosest), or a null operator.
+  std::pair<const char*, int> binary_operator() const {
     static const std::vector<std::vector<const char*>> levels{
         {"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<", "<=", ">", ">="}, {"<<", ">>"}, {"+", "-"},
         {"*", "/", "%"}};
-    if (level == static_cast<int>(levels.size())) return unary(in_cond);
-    expr lhs = binary_level(level + 1, in_cond);
+    if (peek().kind != token_kind::punct) return {nullptr, -1};
+    for (std::size_t level = 0; level < levels.size(); ++level)
+      for (const char* op : levels[level])
+        if (peek().text == op) return {op, static_cast<int>(level)};
+    return {nullptr, -1};
+  }
+
+  // Precedence climbing: operators of level min_level or tighter, left
+  // associative. One frame per nested operand rather than one per precedence
+  // level keeps a parenthesis a few frames deep, so the nesting limit is
+  // reached long before the stack's end (also under AddressSanitizer).
+  expr binary_from(int min_level, bool in_cond) {
+    expr lhs = unary(in_cond);
     std::vector<std::unique_ptr<nesting>> chain;  // each operator of a chain nests its left side one deeper
     for (;;) {
-      const char* found = nullptr;
-      if (peek().kind == token_kind::punct)
-        for (const char* op : levels[static_cast<std::size_t>(level)])
-          if (peek().text == op) found = op;
-      if (found == nullptr) return lhs;
+      const auto [op, level] = binary_operator();
+      if (op == nullptr || level < min_level) return lhs;
       chain.push_back(std::make_unique<nesting>(*this, peek().pos));
       ++i_;
-      expr rhs = binary_level(level + 1, in_cond);
-      lhs = binary(found, std::move(lhs), std::move(rhs));
+      expr rhs = binary_from(level + 1, in_cond);
+      lhs = binary(op, std::move(lhs), std::move(rhs));
     }
   }
 
