@@ -1,12 +1,14 @@
 #include "common/run_meta.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 #include <fmt/format.h>
 
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/pm/errors.hpp"
+#include "gpmx/support/hash_mix.hpp"
 
 namespace gpmx::apps {
 namespace {
@@ -25,6 +27,7 @@ struct meta_layout {
   std::uint64_t count;
   char workload[name_bytes];
   meta_entry entries[max_params];
+  std::uint64_t checksum;  // of the words from style to the last entry
 };
 
 void copy_name(char (&dst)[name_bytes], std::string_view src, std::string_view what) {
@@ -35,6 +38,19 @@ void copy_name(char (&dst)[name_bytes], std::string_view src, std::string_view w
 }
 
 }  // namespace
+
+static_assert(offsetof(meta_layout, checksum) == meta_checksum_offset);
+
+std::uint64_t meta_checksum(const std::byte* meta) {
+  constexpr std::size_t first = offsetof(meta_layout, style), end = offsetof(meta_layout, checksum);
+  std::uint64_t h = mix64(end - first);
+  for (std::size_t at = first; at < end; at += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, meta + at, 8);
+    h = mix64(h ^ word);
+  }
+  return h;
+}
 
 std::uint64_t run_meta::get(std::string_view name) const {
   const auto it = p.find(name);
@@ -56,6 +72,7 @@ void write_meta(pm::pool& pool, std::string_view workload, style s, const params
     copy_name(m->entries[i].name, name, "parameter name");
     m->entries[i++].value = value;
   }
+  m->checksum = meta_checksum(r.data());
   r.persist();
   m->magic = meta_magic;
   r.persist(0, sizeof m->magic);
@@ -80,6 +97,12 @@ run_meta read_meta(pm::pool& pool, const workload& w) {
   if (recorded != workload)
     throw pm::pm_error(pm::errc::bad_argument, fmt::format("{}: holds workload '{}', not '{}'", file.string(),
                                                            pm::printable(recorded), workload));
+  // A word changed within its valid range (a recorded iteration count made
+  // larger, say) passes every check below but the checksum.
+  const std::uint64_t sum = meta_checksum(r.data());
+  if (m->checksum != sum)
+    pm::throw_corrupt_value(file, "meta", "checksum", m->checksum,
+                            fmt::format("expected {}, the checksum of the recorded workload, style and parameters", sum));
   pm::check_stored(file, "meta", "style", m->style, 0, 1);
   const std::vector<param_spec> specs = w.parameters();
   pm::check_stored(file, "meta", "parameter count", m->count, specs.size(), specs.size());

@@ -2,6 +2,8 @@
 // A workload's parameters and style, kept in its pool (region "meta") so that
 // recover and verify need only the directory. Workloads write the meta region
 // after the rest of their set-up: a pool whose meta reads back is complete.
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -24,9 +26,16 @@ struct run_meta {
 void write_meta(pm::pool& pool, std::string_view workload, style s, const params& p);
 // Throws pm::pm_error naming the pool when there is no complete meta region,
 // when it was written by another workload, or (corrupt_value) when a stored
-// word is one write_meta never writes for w: a style other than epoch or
-// sbrp, a parameter count or name other than w's own.
+// word is one write_meta never writes for w: a checksum that does not match
+// the record, a style other than epoch or sbrp, a parameter count or name
+// other than w's own.
 run_meta read_meta(pm::pool& pool, const workload& w);
+// The checksum write_meta stores with the record that starts at `meta` (the
+// region's first byte). Tests that forge a record use it to reach the checks
+// behind the checksum.
+std::uint64_t meta_checksum(const std::byte* meta);
+// Where in the record the checksum word is.
+inline constexpr std::size_t meta_checksum_offset = 24 + 40 + 32 * 48;
 
 // Runs validate() (a workload's check of its parameters) on parameters read
 // back from pool's meta region. They passed the same check when the run

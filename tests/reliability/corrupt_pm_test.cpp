@@ -10,6 +10,7 @@
 #include "gpmx/pm/pool.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 #include "reliability/gpmx_process.hpp"
+#include "reliability/meta_record.hpp"
 
 namespace {
 using namespace gpmx;
@@ -117,7 +118,8 @@ TEST(CorruptPm, ImpossibleTransactionPhaseIsRefused) {
 }
 
 // Region "meta": magic, style, count, the workload's name (40 bytes), then
-// (name[40], value) entries in name order: batch, batches, get_percent, seed, sets.
+// (name[40], value) entries in name order: batch, batches, get_percent, seed,
+// sets; a checksum last. Tests of the checks behind the checksum reseal it.
 constexpr std::size_t meta_entries = 24 + 40;
 constexpr std::size_t meta_entry_bytes = 48;
 
@@ -128,6 +130,7 @@ TEST(CorruptPm, HugeRecordedParameterIsACorruptPoolNotABadArgument) {
     const std::uint64_t huge = 1ull << 40;
     std::memcpy(m + meta_entries + 4 * meta_entry_bytes + 40, &huge, 8);
   });
+  test::reseal_meta(d / "gpmx-data/gpkvs/gpkvs.pool");
   expect_refused(d.path(), "verify", {"gpkvs.pool", "'meta'", "recorded parameters", "sets=1099511627776"});
 }
 
@@ -138,6 +141,7 @@ TEST(CorruptPm, RecordedSizeDifferentFromTheTableIsRefused) {
     const std::uint64_t sets = 4096;  // valid for a run, but not this table's
     std::memcpy(m + meta_entries + 4 * meta_entry_bytes + 40, &sets, 8);
   });
+  test::reseal_meta(d / "gpmx-data/gpkvs/gpkvs.pool");
   expect_refused(d.path(), "verify", {"gpkvs.pool", "'meta'", "sets=4096", "256 sets"});
 }
 
@@ -145,8 +149,21 @@ TEST(CorruptPm, CorruptParameterNameIsNamedPrintably) {
   scratch_dir d;
   ASSERT_NO_FATAL_FAILURE(crashed_kvs(d.path()));
   change_region(d / "gpmx-data/gpkvs/gpkvs.pool", "meta", [](std::byte* m) { m[meta_entries + 2] = std::byte{1}; });
+  test::reseal_meta(d / "gpmx-data/gpkvs/gpkvs.pool");
   expect_refused(d.path(), "verify", {"gpkvs.pool", "'meta'", "ba\\x01ch", "not a parameter"});
   expect_refused(d.path(), "recover", {"gpkvs.pool", "'meta'", "ba\\x01ch", "not a parameter"});
+}
+
+// A word changed within its valid range passes every range check; the
+// record's checksum catches it.
+TEST(CorruptPm, InRangeParameterChangeIsCaughtByTheChecksum) {
+  scratch_dir d;
+  ASSERT_NO_FATAL_FAILURE(crashed_kvs(d.path()));
+  change_region(d / "gpmx-data/gpkvs/gpkvs.pool", "meta", [](std::byte* m) {
+    m[meta_entries + 3 * meta_entry_bytes + 40] ^= std::byte{1};  // another seed
+  });
+  expect_refused(d.path(), "verify", {"gpkvs.pool", "'meta'", "checksum"});
+  expect_refused(d.path(), "recover", {"gpkvs.pool", "'meta'", "checksum"});
 }
 
 // gpDB: the same log checks, and its row counts.

@@ -12,6 +12,7 @@
 #include "gpmx/pm/pool.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 #include "reliability/gpmx_process.hpp"
+#include "reliability/meta_record.hpp"
 
 namespace {
 using namespace gpmx;
@@ -177,6 +178,7 @@ TEST(CorruptWorkloadPm, RecordedElementsDifferentFromTheRegionsAreRefused) {
   // meta: magic, style, count, name[40], then (name[40], value) entries in
   // name order: elements, per_thread, seed, threads.
   store_word<std::uint64_t>(d / "gpmx-data/reduction/reduction.pool", "meta", 24 + 40 + 40, 1u << 20);
+  test::reseal_meta(d / "gpmx-data/reduction/reduction.pool");
   expect_refused(d.path(), "verify", "reduction", {"reduction.pool", "'input'", "size", "the recorded elements"});
 }
 
@@ -260,6 +262,19 @@ TEST(CorruptWorkloadPm, CheckpointEpochBehindItsSavesIsRefused) {
   store_word<std::uint64_t>(cp, "gpmcp.g0", stride, 4);
   store_word<std::uint64_t>(cp, "gpmcp.meta", 128, 1);
   expect_refused(d.path(), "recover", "hotspot", {"hotspot.cp", "'gpmcp.meta'", "epoch of group 0", "holds 1"});
+}
+
+// Found by fuzz_workload (fuzz/corpus/fuzz_workload/cfd-iterations-in-range):
+// cfd's recorded iteration count changed from 6 to 4201883, a value a run may
+// record, made recover run millions of iterations. The record's checksum
+// refuses it at once. meta entries in name order: interval, iterations, nx,
+// ny, seed.
+TEST(CorruptWorkloadPm, RecordedIterationCountChangedWithinItsRangeIsRefused) {
+  scratch_dir d;
+  crashed_run(d.path(), "cfd", {"-p", "nx=48", "-p", "ny=32", "-p", "iterations=6", "-p", "interval=2"}, 5);
+  store_word<std::uint64_t>(d / "gpmx-data/cfd/cfd.pool", "meta", 24 + 40 + 48 + 40, 4201883);
+  expect_refused(d.path(), "recover", "cfd", {"cfd.pool", "'meta'", "checksum"});
+  expect_refused(d.path(), "verify", "cfd", {"cfd.pool", "'meta'", "checksum"});
 }
 
 }  // namespace
