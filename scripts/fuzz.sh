@@ -4,6 +4,7 @@
 #   scripts/fuzz.sh --short          15 seconds a target (the ctest test fuzz.short)
 #   scripts/fuzz.sh --long [SECONDS] SECONDS a target (default 600)
 #   scripts/fuzz.sh --make-seeds     rewrites the generated seed corpora
+#   --only TARGET                    runs that target alone (e.g. fuzz_workload)
 # --build-dir DIR picks the build tree (default build/fuzz). New inputs a run
 # finds go to a scratch directory, not into the committed corpora; a crash
 # leaves its input as DIR/artifacts/<target>-crash-* and fails the run.
@@ -13,6 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 mode=short
 seconds=15
 build=$root/build/fuzz
+only=
 while (($#)); do
   case $1 in
     --short) mode=short; seconds=15 ;;
@@ -20,7 +22,8 @@ while (($#)); do
             if [[ ${2:-} =~ ^[0-9]+$ ]]; then seconds=$2; shift; fi ;;
     --make-seeds) mode=seeds ;;
     --build-dir) build=$2; shift ;;
-    *) echo "fuzz.sh: unknown argument '$1' (--short, --long [SECONDS], --make-seeds, --build-dir DIR)" >&2; exit 2 ;;
+    --only) only=${2:-}; shift ;;
+    *) echo "fuzz.sh: unknown argument '$1' (--short, --long [SECONDS], --make-seeds, --build-dir DIR, --only TARGET)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -39,6 +42,13 @@ fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$cxx" \
   -DGPMX_FUZZ=ON -DGPMX_SANITIZER=address -DGPMX_CUDA=OFF >/dev/null
 targets=(fuzz_pool fuzz_hcl_log fuzz_conv_log fuzz_workload fuzz_trace fuzz_litmus)
+if [[ -n $only ]]; then
+  if [[ " ${targets[*]} " != *" $only "* ]]; then
+    echo "fuzz.sh: --only '$only' is not a target (${targets[*]})" >&2
+    exit 2
+  fi
+  targets=("$only")
+fi
 cmake --build "$build" --target "${targets[@]}" fuzz_make_seeds
 
 if [[ $mode == seeds ]]; then
@@ -61,7 +71,7 @@ for t in "${targets[@]}"; do
        -artifact_prefix="$build/artifacts/$t-" "$work/$t" "${seeds[@]}" >"$log" 2>&1; then
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
     # libFuzzer's last status line: coverage edges, features and corpus size.
-    final=$(grep -E '^#[0-9]+ +DONE' "$log" | tail -n 1 | sed -E 's/^#[0-9]+ +DONE +//' || true)
+    final=$(grep -aE '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 | sed -E 's/^#[0-9]+[[:space:]]+DONE[[:space:]]+//' || true)
     echo "fuzz: $t: $runs executions in $seconds s, no finding (${final:-no final status})"
   else
     echo "fuzz: $t: FAILED (input saved under $build/artifacts/); its last lines:"
