@@ -96,7 +96,12 @@ int main(int argc, char** argv) {
       r.persist();
     }
     fs::remove(root / "traced.pool");
-    trace::write_trace(rec.take(), root / "fuzz_trace/small.trace");
+    trace::trace t = rec.take();
+    // The committed seed names no directory of the machine that made it:
+    // source locations and the pool keep their file names only.
+    for (std::string& s : t.strings) s = fs::path(s).filename().string();
+    for (trace::pool_image& pi : t.pools) pi.path = fs::path(pi.path).filename().string();
+    trace::write_trace(t, root / "fuzz_trace/small.trace");
   }
   // fuzz_workload: byte 0 the workload; a patch is file, region, offset, value.
   for (std::size_t w = 0; w < apps::all_workloads().size(); ++w) {
