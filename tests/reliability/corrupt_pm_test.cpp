@@ -9,6 +9,7 @@
 #include "gpmx/pm/hcl_log.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "gpmx/support/scratch_dir.hpp"
+#include "reliability/crashed_runs.hpp"
 #include "reliability/gpmx_process.hpp"
 #include "reliability/meta_record.hpp"
 
@@ -16,34 +17,12 @@ namespace {
 using namespace gpmx;
 namespace fs = std::filesystem;
 
-const std::vector<std::string> small_kvs = {"-p", "sets=256", "-p", "batch=64", "-p", "batches=6", "--quiet"};
+const std::vector<std::string> small_kvs = {"-p", "sets=256", "-p", "batch=64", "-p", "batches=6"};
 
-// Whether some log slot holds an entry.
-bool log_holds_an_entry(const fs::path& log_file) {
-  auto log = pm::hcl_log::open(log_file, pm::durability::none);
-  const pm::hcl_view v = log.view();
-  for (std::uint64_t b = 0; b < v.blocks; ++b)
-    for (std::uint32_t t = 0; t < v.threads; ++t)
-      if (log.size_of(b, t) > 0) return true;
-  return false;
-}
-
-// A gpKVS run killed in the middle of a batch with entries in its log. Which
-// store N is depends on how the threads interleave (under group commit every
-// thread writes its entry before any advances its tail), so the crash point
-// is the first of 700, 740, ... whose log holds an entry.
+// A gpKVS run killed in the middle of a batch with a whole undo entry (slot,
+// key, value: six words) in its log.
 void crashed_kvs(const fs::path& cwd) {
-  for (int n = 700; n < 1500; n += 40) {
-    fs::remove_all(cwd / "gpmx-data");
-    std::vector<std::string> args = {"run", "gpkvs", "--crash-after", std::to_string(n)};
-    args.insert(args.end(), small_kvs.begin(), small_kvs.end());
-    const auto r = test::run_gpmx(args, cwd);
-    ASSERT_EQ(r.status, 0) << r.output;
-    // With two workers storing at once, the report may name a point just past n.
-    ASSERT_NE(r.output.find("SIGKILL after crash point"), std::string::npos) << r.output;
-    if (log_holds_an_entry(cwd / "gpmx-data/gpkvs/gpkvs.log")) return;
-  }
-  FAIL() << "no crash point from 700 to 1460 left an entry in the log";
+  ASSERT_NO_FATAL_FAILURE(test::crashed_run_with_entries(cwd, "gpkvs", small_kvs, 700, 40, 6));
 }
 
 // The (block, thread) of a log slot holding at least one entry.

@@ -11,6 +11,7 @@
 #include "gpmx/pm/hcl_log.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "gpmx/support/scratch_dir.hpp"
+#include "reliability/crashed_runs.hpp"
 #include "reliability/gpmx_process.hpp"
 #include "reliability/meta_record.hpp"
 
@@ -18,14 +19,8 @@ namespace {
 using namespace gpmx;
 namespace fs = std::filesystem;
 
-// `gpmx run W ARGS --crash-after N`: the run killed at crash point N.
-void crashed_run(const fs::path& cwd, const std::string& w, std::vector<std::string> args, int crash_after) {
-  std::vector<std::string> all = {"run", w, "--quiet", "--crash-after", std::to_string(crash_after)};
-  all.insert(all.end(), args.begin(), args.end());
-  const auto r = test::run_gpmx(all, cwd);
-  ASSERT_EQ(r.status, 0) << r.output;
-  ASSERT_NE(r.output.find("SIGKILL after crash point"), std::string::npos) << r.output;
-}
+using test::crashed_run;
+using test::crashed_run_with_entries;
 
 // `command` of W must exit 3 naming every word of `expected`, leaving every
 // file as it was.
@@ -54,30 +49,6 @@ T load_word(const fs::path& pool_file, const char* region, std::uint64_t byte_of
 
 // --- hashmap: undo entries are (slot, key, value, round), 8 four-byte HCL words.
 const std::vector<std::string> small_hashmap = {"-p", "slots=256", "-p", "batch=32", "-p", "batches=4"};
-
-// Whether some slot of the log holds a whole entry of `entry_words` words.
-bool holds_undo_entry(const fs::path& log_file, std::uint32_t entry_words) {
-  auto log = pm::hcl_log::open(log_file, pm::durability::none);
-  const pm::hcl_view v = log.view();
-  for (std::uint64_t b = 0; b < v.blocks; ++b)
-    for (std::uint32_t t = 0; t < v.threads; ++t)
-      if (v.tails[v.slot(b, t)] >= entry_words) return true;
-  return false;
-}
-
-// crashed_run at the first crash point from `first` on (in steps of `step`)
-// that leaves an undo entry in W's log: which store that is depends on how
-// the threads interleave (under group commit every thread writes its entry
-// before any advances its tail).
-void crashed_run_with_entries(const fs::path& cwd, const std::string& w, const std::vector<std::string>& args,
-                              int first, int step, std::uint32_t entry_words) {
-  for (int n = first; n < first + 20 * step; n += step) {
-    fs::remove_all(cwd / "gpmx-data");
-    ASSERT_NO_FATAL_FAILURE(crashed_run(cwd, w, args, n));
-    if (holds_undo_entry(cwd / "gpmx-data" / w / (w + ".log"), entry_words)) return;
-  }
-  FAIL() << "no crash point of " << w << " from " << first << " left an undo entry";
-}
 
 // f(view, block, thread, first) on the newest entry of the first busy log
 // slot, whose first word is the HCL word `first`; entries are `entry_words`
