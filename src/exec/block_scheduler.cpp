@@ -22,6 +22,7 @@ const char* describe(wait_kind k) {
     case wait_kind::spin: return "spin_wait (its condition stays false)";
     case wait_kind::yield: return "a scheduling point";
     case wait_kind::durability: return "a durable flush of its PM stores (group commit)";
+    case wait_kind::timed: return "its warp's next instruction (timed schedule)";
   }
   return "?";
 }
@@ -37,7 +38,7 @@ block_scheduler::~block_scheduler() {
   if (!fibers_.empty()) cancel();
 }
 
-void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy* det) {
+void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy* det, bool timed) {
   L_ = &L;
   det_ = det;
   const launch_config& cfg = *L.cfg;
@@ -50,6 +51,7 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
   state_.live = state_.nthreads;
   state_.suspended = 0;
   state_.deterministic = det != nullptr;
+  state_.timed = timed;
   state_.observer = L.obs;
   state_.observed_spaces = L.observed_spaces;
   state_.scheduling_spaces = L.scheduling_spaces;
@@ -62,7 +64,7 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
     state_.warp_live.back() = (1u << (state_.nthreads % warp_size)) - 1u;
   // A block that finished leaves its warp slots clean; only a cancelled one
   // (or a different block size) needs them reset.
-  if (warps_.size() != nwarps || warps_dirty_) {
+  if (warps_.size() != nwarps || warps_dirty_ || timed) {
     warps_.assign(nwarps, warp_slot{});
     warps_dirty_ = false;
   }
@@ -81,7 +83,8 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
   state_.static_slots.clear();
   state_.dynamic_shared = arena_.get() + static_bytes;
 
-  if (det) {
+  touched_.clear();
+  if (det && !timed) {  // a GPU's lanes are fixed: the timed schedule starts threads in rank order
     order_.resize(state_.nthreads);
     for (std::uint32_t i = 0; i < state_.nthreads; ++i) order_[i] = i;
     det->shuffle(order_.begin(), order_.end());
@@ -168,6 +171,7 @@ void block_scheduler::suspend(thread_ctx& t, wait_kind why) {
   const std::uint32_t w = t.warp_id();
   warps_[w].parked |= 1u << t.lane_id();
   if (why == wait_kind::spin || why == wait_kind::durability) spinning_.push_back(&rec);
+  else if (why == wait_kind::timed) {}  // the timed engine resumes it through its warp slot
   else if (why == wait_kind::yield) runnable_.push_back(&rec);
   if (why == wait_kind::durability) ++durable_waiters_;
   if (why != wait_kind::spin && why != wait_kind::durability) ++events_;
@@ -293,6 +297,45 @@ void block_scheduler::wait_durable(thread_ctx& t, std::uint64_t ticket) {
 
 void block_scheduler::maybe_yield(thread_ctx& t) {
   if (det_->yield_at_point()) suspend(t, wait_kind::yield);
+}
+
+// --- the timed schedule ---
+
+void block_scheduler::timed_park(thread_ctx& t, const timed_op& op) {
+  const std::uint32_t w = t.warp_id(), lane = t.lane_id();
+  warp_slot& slot = warps_[w];
+  slot.timed_lanes |= 1u << lane;
+  slot.timed_fiber[lane] = &t.fiber();
+  slot.timed_ops[lane] = op;
+  slot.timed_seq[lane] = slot.next_seq++;
+  if (!slot.touched) {
+    slot.touched = true;
+    touched_.push_back(w);
+  }
+  suspend(t, wait_kind::timed);
+}
+
+void block_scheduler::run_woken() {
+  while (runnable_head_ < runnable_.size()) run_fiber(runnable_[runnable_head_++]);
+  runnable_.clear();
+  runnable_head_ = 0;
+}
+
+void block_scheduler::stage() {
+  while (state_.next_unstarted < state_.nthreads && !L_->abort.load(std::memory_order_relaxed))
+    run_fiber(new_carrier());
+  run_woken();
+}
+
+void block_scheduler::resume_lanes(std::uint32_t w, std::uint32_t lanes) {
+  warp_slot& slot = warps_[w];
+  slot.timed_lanes &= ~lanes;
+  for (std::uint32_t m = lanes; m != 0; m &= m - 1) {
+    fiber_record* rec = slot.timed_fiber[std::countr_zero(m)];
+    run_fiber(rec);
+    if (L_->abort.load(std::memory_order_relaxed)) return;
+  }
+  run_woken();
 }
 
 void block_scheduler::threads_exited(std::uint32_t w, std::uint32_t lanes, dim3 reporter) {

@@ -2,6 +2,8 @@
 // Runs one resident block: starts its threads lazily on carrier fibers,
 // suspends the ones that wait (barrier, warp rendezvous, spin-wait), wakes
 // them when they can go on, and reports a deadlock when none can.
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -26,8 +28,9 @@ class block_scheduler {
   block_scheduler& operator=(const block_scheduler&) = delete;
 
   // Takes block `linear` of launch L; det is the deterministic schedule's
-  // policy, or null for the parallel schedule.
-  void start(launch_state& L, std::uint64_t linear, choice_policy* det);
+  // policy, or null for the parallel schedule. The timed schedule passes
+  // timed = true (and a policy, which it never asks).
+  void start(launch_state& L, std::uint64_t linear, choice_policy* det, bool timed = false);
 
   // Where a carrier that finished its block cheaply may take the next block
   // from (parallel schedule only): the worker's block claim.
@@ -64,6 +67,41 @@ class block_scheduler {
   // Lanes of warp w have exited (published by the carrier of `reporter`).
   void threads_exited(std::uint32_t w, std::uint32_t lanes, dim3 reporter);
 
+  // --- the timed schedule (see timed_engine.hpp) ---
+  // Parks t at `op` until its warp issues it.
+  void timed_park(thread_ctx& t, const timed_op& op);
+  // Runs every unstarted thread to its first stop.
+  void stage();
+  // Resumes the given parked lanes of warp w, in lane order; each runs to
+  // its next stop, and so do the threads their operations wake.
+  void resume_lanes(std::uint32_t w, std::uint32_t lanes);
+  std::uint32_t warp_count() const { return std::uint32_t(warps_.size()); }
+  std::uint32_t live_lanes(std::uint32_t w) const { return state_.warp_live[w]; }
+  std::uint32_t parked_lanes(std::uint32_t w) const { return warps_[w].timed_lanes; }
+  timed_op* parked_ops(std::uint32_t w) { return warps_[w].timed_ops.data(); }
+  // The lane of warp w that stopped first among `lanes` (the oldest stop
+  // issues first, so lanes that ran ahead wait and divergent paths meet
+  // again at a common operation).
+  std::uint32_t oldest_stop(std::uint32_t w, std::uint32_t lanes) const {
+    const warp_slot& slot = warps_[w];
+    std::uint32_t best = std::uint32_t(std::countr_zero(lanes));
+    for (std::uint32_t m = lanes & (lanes - 1); m != 0; m &= m - 1) {
+      const auto l = std::uint32_t(std::countr_zero(m));
+      if (slot.timed_seq[l] < slot.timed_seq[best]) best = l;
+    }
+    return best;
+  }
+  bool finished() const { return idle(); }
+  // Calls f(w) for each warp that parked a lane since the last call.
+  template <class F>
+  void take_touched(F&& f) {
+    for (const std::uint32_t w : touched_) {
+      warps_[w].touched = false;
+      f(w);
+    }
+    touched_.clear();
+  }
+
  private:
   struct pending_collective {
     warp_arrivals arrivals;
@@ -74,7 +112,15 @@ class block_scheduler {
     std::vector<pending_collective> pending;
     std::uint32_t parked = 0;              // lanes suspended, for any reason
     std::uint32_t activemask_waiting = 0;  // lanes suspended in activemask()
+    // Timed schedule: lanes parked at an operation, their fibers and operations.
+    std::uint32_t timed_lanes = 0;
+    bool touched = false;
+    std::array<fiber_record*, 32> timed_fiber{};
+    std::array<timed_op, 32> timed_ops{};
+    std::array<std::uint64_t, 32> timed_seq{};  // order in which the lanes stopped
+    std::uint64_t next_seq = 0;
   };
+  void run_woken();
 
   fiber_record* new_carrier();
   void run_fiber(fiber_record* rec);
@@ -111,6 +157,7 @@ class block_scheduler {
   std::uint32_t barrier_true_ = 0;
   std::vector<warp_slot> warps_;
   bool warps_dirty_ = false;  // set by cancel(): slots may hold waiters
+  std::vector<std::uint32_t> touched_;
 
   std::uint64_t events_ = 0;  // exits and arrivals: what counts as progress
   std::vector<std::uint32_t> order_;

@@ -131,8 +131,11 @@ void executor::run(const launch_config& cfg, detail::thread_loop_fn loop, void* 
   observer* const obs = impl_->options.observer;
   if (obs) {
     L.obs = obs;
-    L.observed_spaces = obs->observed_spaces();
-    L.scheduling_spaces = is_deterministic(impl_->options.policy) ? obs->scheduling_spaces() : 0;
+    // The timed schedule times every space: each access is an instruction.
+    const bool timed = impl_->options.policy == schedule::timed;
+    L.observed_spaces = timed ? all_spaces : obs->observed_spaces();
+    L.scheduling_spaces = timed ? all_spaces
+                          : is_deterministic(impl_->options.policy) ? obs->scheduling_spaces() : 0;
     obs->kernel_begin(cfg.name, cfg.grid, cfg.block);
   }
 

@@ -40,6 +40,16 @@ bool env_number(const char* name, std::uint64_t& out, bool size_suffix) {
 
 executor_options resolve(executor_options o) {
   std::uint64_t v = 0;
+  if (o.policy == schedule::timed) {
+    if (!o.timing)
+      throw config_error("the timed schedule needs a timing model (executor_options::timing)");
+    if (o.observer && o.observer != o.timing)
+      throw config_error("the timed schedule's observer is its timing model; executor_options::observer "
+                         "must be null or the same object");
+    o.observer = o.timing;
+  } else if (o.timing) {
+    throw config_error("executor_options::timing is set but the schedule is not schedule::timed");
+  }
   if (o.observer && !is_deterministic(o.policy) && !o.observer->thread_safe())
     throw config_error("executor_options::observer is not thread-safe: observe with the deterministic "
                        "schedule (schedule::deterministic)");

@@ -15,6 +15,7 @@ namespace gpmx::cpu {
 detail::barrier_result thread_ctx::barrier(std::uint32_t pred, const source_loc& loc) {
   // The arrival is the thread's event; the barrier itself is the scheduling point.
   if (obs_) obs_->barrier(coords(), loc);
+  if (b_->timed) timed_point(timed_kind::barrier, scope::block, 0, nullptr, 0, loc);
   prepare_to_wait();
   return b_->scheduler->arrive_barrier(*this, pred);
 }
@@ -22,24 +23,43 @@ detail::barrier_result thread_ctx::barrier(std::uint32_t pred, const source_loc&
 std::uint64_t thread_ctx::warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg,
                                int width) {
   if (obs_) obs_->warp_collective(coords(), op, mask);
+  if (b_->timed) timed_point(timed_kind::warp_collective, scope::block, std::uint8_t(op), nullptr, 0, source_loc::current());
   prepare_to_wait();
   return b_->scheduler->warp_collective(*this, op, mask, value, arg, width);
 }
 
 std::uint32_t thread_ctx::activemask() {
+  if (b_->timed) timed_point(timed_kind::activemask, scope::block, 0, nullptr, 0, source_loc::current());
   prepare_to_wait();
   return b_->scheduler->activemask(*this);
 }
 
 void thread_ctx::spin_yield() {
+  if (b_->timed) {
+    // Another try of the condition costs what reading its last atomic does.
+    timed_stop(timed_op{timed_kind::spin, mem_space::global, scope::device, std::uint8_t(atomic_op::load),
+                        spin_probe_bytes_, spin_probe_, 0, "spin_wait", 0});
+    return;
+  }
   prepare_to_wait();
   b_->scheduler->spin_yield(*this);
 }
 
-void thread_ctx::deterministic_yield() {
-  if (in_spin_) return;
+void thread_ctx::deterministic_yield(const timed_op& op) {
+  if (in_spin_) {
+    if (op.kind == timed_kind::atomic) spin_probe_ = op.addr, spin_probe_bytes_ = op.bytes;
+    return;
+  }
+  if (b_->timed) return timed_stop(op);
   prepare_to_wait();
   b_->scheduler->maybe_yield(*this);
+}
+
+void thread_ctx::timed_stop(timed_op op) {
+  op.work = work_;
+  work_ = 0;
+  prepare_to_wait();
+  b_->scheduler->timed_park(*this, op);
 }
 
 void thread_ctx::persist_range(const void* p, std::size_t bytes, source_loc loc) {
@@ -49,7 +69,7 @@ void thread_ctx::persist_range(const void* p, std::size_t bytes, source_loc loc)
     throw kernel_usage_error(fmt::format("persist_range of {} bytes at {}: the range is not inside one mapped "
                                          "pool",
                                          bytes, p));
-  if (obs_) sync_point();
+  if (obs_) sync_point(timed_kind::persist_range, scope::system, 0, p, bytes, loc, mem_space::pm);
   const std::uint64_t ticket = b_->durability && !in_spin_ ? b_->durability->submit_range(d, p, bytes) : 0;
   if (ticket != 0) {
     prepare_to_wait();
@@ -76,16 +96,17 @@ void thread_ctx::observe_store(mem_space s, const void* p, std::size_t bytes, co
   // The store is done: report it before yielding, so no other thread's event
   // comes between the store and its report.
   obs_->access(coords(), s, access_kind::store, p, bytes, loc);
-  if (b_->scheduling_spaces & space_bit(s)) sync_point();
+  if (b_->scheduling_spaces & space_bit(s)) sync_point(timed_kind::store, scope::device, 0, p, bytes, loc, s);
 }
 
 void thread_ctx::observe_load(mem_space s, const void* p, std::size_t bytes, const source_loc& loc) {
-  if (b_->scheduling_spaces & space_bit(s)) sync_point();  // the load follows with no yield between
+  if (b_->scheduling_spaces & space_bit(s))  // the load follows with no yield between
+    sync_point(timed_kind::load, scope::device, 0, p, bytes, loc, s);
   obs_->access(coords(), s, access_kind::load, p, bytes, loc);
 }
 
 void thread_ctx::observe_ordering(ordering_op op, const source_loc& loc) {
-  sync_point();
+  sync_point(timed_kind::ordering, scope::system, std::uint8_t(op), nullptr, 0, loc, mem_space::pm);
   obs_->ordering(coords(), op, loc);
 }
 

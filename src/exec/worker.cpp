@@ -38,6 +38,10 @@ void worker::throw_spin_deadlock(const launch_state& L, const char* why) const {
 
 void worker::run(launch_state& L) {
   const executor_options& opt = *L.options;
+  if (opt.policy == schedule::timed) {
+    if (!timed_) timed_ = std::make_unique<timed_engine>(carriers_, sched_);
+    return timed_->run(L);
+  }
   const bool det = is_deterministic(opt.policy);
   seeded_choices choices(L.seed);
   bool all_stalled = false;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "block_scheduler.hpp"
+#include "timed_engine.hpp"
 
 namespace gpmx::cpu::detail {
 
@@ -24,6 +25,7 @@ class worker {
   std::vector<std::unique_ptr<block_scheduler>> all_;
   std::vector<block_scheduler*> spare_;
   std::vector<block_scheduler*> resident_;
+  std::unique_ptr<timed_engine> timed_;  // the timed schedule's, made on its first launch
 };
 
 }  // namespace gpmx::cpu::detail

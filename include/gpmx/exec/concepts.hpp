@@ -43,6 +43,8 @@ concept thread_context = requires(C& t, const C& ct, std::uint32_t* word, std::u
   { t.atomic_load(word) } -> std::same_as<std::uint32_t>;
   t.atomic_store(word, 1u);
   t.fence(scope::device);
+  // declared compute cost (the timed schedule charges it; free elsewhere)
+  t.work(std::uint32_t{8});
   // every memory space's accesses, as views report them
   t.record_load(mem_space::global, address, std::size_t{4});
   t.record_store(mem_space::shared, address, std::size_t{4});

@@ -21,7 +21,8 @@ class group_commit;
 
 // What a suspended thread waits for; also what a deadlock report prints.
 enum class wait_kind : std::uint8_t {
-  none, barrier, warp_collective, activemask, spin, yield, durability
+  none, barrier, warp_collective, activemask, spin, yield, durability,
+  timed,  // stopped at an operation its warp has not issued yet (timed schedule)
 };
 
 using gpmx::warp_op;
@@ -55,6 +56,7 @@ class block_state {
   std::size_t static_shared_used = 0;
   std::vector<static_shared_slot> static_slots;
   bool deterministic = false;
+  bool timed = false;                   // the timed schedule (deterministic too)
   gpmx::observer* observer = nullptr;   // the launch's, or null
   std::uint8_t observed_spaces = 0;     // observer->observed_spaces(), or 0
   std::uint8_t scheduling_spaces = 0;   // observer->scheduling_spaces() (deterministic only), or 0

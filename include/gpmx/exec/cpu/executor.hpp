@@ -12,6 +12,7 @@
 #include "gpmx/exec/concepts.hpp"
 #include "gpmx/exec/cpu/thread_ctx.hpp"
 #include "gpmx/exec/launch_config.hpp"
+#include "gpmx/exec/timing.hpp"
 
 namespace gpmx::cpu {
 
@@ -21,6 +22,7 @@ namespace gpmx::cpu {
 enum class schedule : std::uint8_t {
   parallel,       // all workers, threads switch only when they must wait
   deterministic,  // one worker, every choice drawn from a seeded generator
+  timed,          // one worker, warps issue in virtual time as a timing model says
 };
 
 // Whether a policy runs on one worker with seeded choices.
@@ -30,6 +32,9 @@ struct executor_options {
   unsigned workers = 0;  // 0: GPMX_WORKERS, else every core
   schedule policy = schedule::parallel;
   std::uint64_t seed = 0;                   // deterministic schedule only
+  // The timed schedule's model of the GPU (not owned; required by it). It
+  // is also the launch's observer.
+  gpmx::timing_model* timing = nullptr;
   // Sees every launch's events (not owned). In the deterministic schedule
   // the events it asks for are scheduling points; the parallel schedule
   // takes only an observer that is thread_safe(). Installed as the host

@@ -15,6 +15,7 @@
 #include "gpmx/exec/observer.hpp"
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/exec/source_loc.hpp"
+#include "gpmx/exec/timing.hpp"
 
 namespace gpmx::cpu {
 
@@ -154,7 +155,7 @@ class thread_ctx {
   template <class T>
   T atomic_load(const T* p, memory_order o = memory_order::seq_cst, scope s = scope::device,
                 source_loc loc = source_loc::current()) {
-    sync_point();
+    sync_point(timed_kind::atomic, s, std::uint8_t(atomic_op::load), p, sizeof(T), loc);
     const T v = std::atomic_ref<T>(*const_cast<T*>(p)).load(detail::load_part(o));
     if (obs_) obs_->atomic(coords(), atomic_op::load, s, p, sizeof(T), 0, flag_bits(v), loc);
     return v;
@@ -162,7 +163,7 @@ class thread_ctx {
   template <class T>
   void atomic_store(T* p, T v, memory_order o = memory_order::seq_cst, scope s = scope::device,
                     source_loc loc = source_loc::current()) {
-    sync_point();
+    sync_point(timed_kind::atomic, s, std::uint8_t(atomic_op::store), p, sizeof(T), loc);
     std::atomic_ref<T>(*p).store(v, o == memory_order::acquire || o == memory_order::acq_rel
                                         ? std::memory_order_seq_cst : detail::to_std(o));
     if (obs_) obs_->atomic(coords(), atomic_op::store, s, p, sizeof(T), flag_bits(v), 0, loc);
@@ -242,10 +243,17 @@ class thread_ctx {
 
   // A block's threads share one OS thread, so a block-scope fence only has to
   // stop the compiler; wider scopes are full fences.
-  void fence(scope s) {
+  void fence(scope s, source_loc loc = source_loc::current()) {
+    if (b_->timed) timed_point(timed_kind::fence, s, 0, nullptr, 0, loc);
     if (s == scope::block) std::atomic_signal_fence(std::memory_order_seq_cst);
     else full_fence();
   }
+
+  // --- compute cost (timed schedule) ---
+  // Declares that the thread executes `instructions` more instructions
+  // before its next memory, ordering or synchronization operation; the
+  // timed schedule charges them as issue cycles. Free elsewhere.
+  void work(std::uint32_t instructions) { work_ += instructions; }
 
   // --- persistent memory (see docs/persistency-models.md) ---
   // PM views and logs call this for every store, right after it (through
@@ -298,7 +306,7 @@ class thread_ctx {
   void prel(scope s, T* flag, T value, source_loc loc = source_loc::current()) {
     persist_pm_writes();
     if (!obs_) return atomic_store(flag, value, memory_order::release, s);
-    sync_point();  // a scheduling point, then the release as one event
+    sync_point(timed_kind::flag_release, s, 0, flag, sizeof(T), loc);  // a scheduling point, then the release as one event
     std::atomic_ref<T>(*flag).store(value, std::memory_order_release);
     obs_->flag(coords(), flag_op::release, s, flag, sizeof(T), flag_bits(value), loc);
   }
@@ -308,7 +316,7 @@ class thread_ctx {
   template <class T>
   T pacq(scope s, const T* flag, source_loc loc = source_loc::current()) {
     if (!obs_) return atomic_load(flag, memory_order::acquire, s);
-    sync_point();
+    sync_point(timed_kind::flag_acquire, s, 0, flag, sizeof(T), loc);
     const T v = std::atomic_ref<T>(*const_cast<T*>(flag)).load(std::memory_order_acquire);
     obs_->flag(coords(), flag_op::acquire, s, flag, sizeof(T), flag_bits(v), loc);
     return v;
@@ -395,7 +403,7 @@ class thread_ctx {
   }
   template <class T, class F>
   T rmw(atomic_op op, scope s, T* p, T operand, const source_loc& loc, F apply) {
-    sync_point();
+    sync_point(timed_kind::atomic, s, std::uint8_t(op), p, sizeof(T), loc);
     const T old = apply();
     if (obs_) obs_->atomic(coords(), op, s, p, sizeof(T), flag_bits(operand), flag_bits(old), loc);
     return old;
@@ -420,14 +428,26 @@ class thread_ctx {
     std::atomic_thread_fence(std::memory_order_seq_cst);
 #endif
   }
-  void sync_point() {
-    if (b_->deterministic) deterministic_yield();
+  // A scheduling point of the deterministic schedules; in the timed one the
+  // thread stops here until its warp issues the operation.
+  void sync_point(timed_kind k, scope sc, std::uint8_t sub, const void* p, std::size_t bytes,
+                  const source_loc& loc, mem_space space = mem_space::global) {
+    if (b_->deterministic) deterministic_yield(timed_op{k, space, sc, sub, std::uint32_t(bytes), p, 0,
+                                                        loc.file_name(), std::uint32_t(loc.line())});
+  }
+  // A point only the timed schedule stops at (barriers, warp collectives,
+  // fences, spins): the deterministic schedule's traces stay as they were.
+  void timed_point(timed_kind k, scope sc, std::uint8_t sub, const void* p, std::size_t bytes,
+                   const source_loc& loc) {
+    timed_stop(timed_op{k, mem_space::global, sc, sub, std::uint32_t(bytes), p, 0, loc.file_name(),
+                        std::uint32_t(loc.line())});
   }
 
   detail::barrier_result barrier(std::uint32_t pred, const source_loc& loc);
   std::uint64_t warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg, int width);
   void spin_yield();
-  void deterministic_yield();
+  void deterministic_yield(const timed_op& op);
+  void timed_stop(timed_op op);
 
   // The observed half, out of line. In the deterministic schedule each is
   // a scheduling point: a store's after it is reported (nothing comes
@@ -458,6 +478,11 @@ class thread_ctx {
   std::uint64_t block_base_;
   bool one_d_;
   bool in_spin_ = false;
+  std::uint32_t work_ = 0;  // work() since the last timed stop
+  // The last atomic a spin_wait condition made (timed schedule: what each
+  // further try of the condition reads).
+  const void* spin_probe_ = nullptr;
+  std::uint32_t spin_probe_bytes_ = 0;
   std::vector<pm_line>* pm_lines_;  // stored, not yet persisted
   observer* obs_;                   // null unless the launch is observed
   std::uint8_t observed_;           // space_bit of each space obs_ wants
@@ -488,6 +513,7 @@ class unobserved_thread_ctx final : public thread_ctx {
   void record_pm_read(const persist_domain*, const void*, std::size_t, source_loc = source_loc::current()) {}
   void record_store(mem_space, const void*, std::size_t, source_loc = source_loc::current()) {}
   void record_load(mem_space, const void*, std::size_t, source_loc = source_loc::current()) {}
+  void work(std::uint32_t) {}
 };
 
 }  // namespace gpmx::cpu

@@ -232,6 +232,8 @@ class thread_ctx {
   __device__ void persist_range(const void*, std::size_t, source_loc = source_loc::current()) {
     __threadfence_system();
   }
+  // Declared compute cost: only the timed schedule of the cpu executor uses it.
+  __device__ void work(std::uint32_t) {}
   __device__ void gpm_persist(source_loc = source_loc::current()) { __threadfence_system(); }
   __device__ void ofence(source_loc = source_loc::current()) { __threadfence_system(); }
   __device__ void dfence(source_loc = source_loc::current()) { __threadfence_system(); }
@@ -245,7 +247,7 @@ class thread_ctx {
     return atomic_load(flag, memory_order::acquire, s);
   }
 
-  __device__ void fence(scope s) {
+  __device__ void fence(scope s, source_loc = source_loc::current()) {
     if (s == scope::block) __threadfence_block();
     else if (s == scope::device) __threadfence();
     else __threadfence_system();
