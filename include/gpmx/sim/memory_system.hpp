@@ -1,0 +1,136 @@
+#pragma once
+// The memory-system timing model of the timed mode: given one warp's memory
+// instruction and the virtual time it issues, when it completes. It knows
+// no kernels; the warp engine calls access() in (roughly) increasing issue
+// time. Deterministic: the same calls give the same answers.
+//
+// The path of a global or PM line request (docs/sim-memory.md has the
+// exact sums a lone dependent load sees at each level):
+//   L1 (one line request per cycle per SM, l1.latency) -> on a miss an MSHR
+//   of the SM -> the SM's interconnect port (icnt.port_bytes_per_cycle,
+//   icnt.latency) -> the L2 partition of the line (bank:
+//   l2.bank_bytes_per_cycle, l2.latency) -> on an L2 miss the device that
+//   holds the data (global: the line's GDDR channel; pm near: the NVM; pm
+//   far: PCIe up, the NVM, PCIe back) -> back through the interconnect
+//   (icnt.latency).
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "gpmx/exec/memory_scope.hpp"
+#include "gpmx/exec/observer.hpp"
+#include "gpmx/sim/bandwidth_server.hpp"
+#include "gpmx/sim/cache.hpp"
+#include "gpmx/sim/coalescer.hpp"
+#include "gpmx/sim/config.hpp"
+#include "gpmx/sim/memory_stats.hpp"
+#include "gpmx/sim/time.hpp"
+
+namespace gpmx::sim {
+
+struct warp_request {
+  std::uint32_t sm = 0;
+  gpmx::mem_space space = gpmx::mem_space::global;
+  gpmx::access_kind kind = gpmx::access_kind::load;
+  bool atomic = false;  // read-modify-write (or atomic load/store)
+  gpmx::scope atomic_scope = gpmx::scope::device;
+  std::uint32_t active = 0;  // lanes taking part
+  std::array<lane_access, warp_lanes> lanes{};
+};
+
+struct request_timing {
+  // Loads and atomics: data back in the SM. Stores: accepted by the L1
+  // (write-back) or acknowledged by the L2 (write-through, or write-back
+  // without allocation on a miss).
+  picos done = 0;
+  std::uint32_t sectors = 0;  // after coalescing
+  std::uint32_t lines = 0;
+};
+
+class memory_system {
+ public:
+  // Validates the configuration (throws config_error).
+  explicit memory_system(const sim_config& c);
+  memory_system(const memory_system&) = delete;  // servers point into the stats
+  memory_system& operator=(const memory_system&) = delete;
+
+  request_timing access(const warp_request& r, picos issue);
+
+  // Writes back every dirty line of one SM's L1 (they stay valid, clean);
+  // returns when the last write is acknowledged by the L2 (now if none).
+  picos flush_l1(std::uint32_t sm, picos now);
+  // Kernel end: flushes every L1 (and nothing else: the L2 keeps its dirty
+  // lines); returns when the last write is acknowledged.
+  picos drain(picos now);
+
+  // Drops one SM's L1 lines (after flush_l1 to keep dirty data): epoch
+  // persistency's invalidation. Returns how many lines were dropped.
+  std::size_t invalidate_l1(std::uint32_t sm);
+
+  const memory_stats& stats() const { return stats_; }
+  // Zeroes the counters and series; the caches and queues keep their state.
+  void reset_stats();
+
+  const sim_config& config() const { return cfg_; }
+  picos cycles(std::uint64_t n) const { return cycles_to_picos(n, cfg_.clock.core_mhz); }
+  // The L2 partition and GDDR channel of a line (for tests and reports).
+  std::uint32_t partition_of(std::uint64_t line_addr) const;
+  std::uint32_t channel_of(std::uint64_t line_addr) const;
+
+ private:
+  struct sm_state {
+    sectored_cache l1;
+    picos l1_next_free = 0;      // the L1 takes one line request per cycle
+    picos shared_next_free = 0;  // shared memory: one pass per cycle
+    bandwidth_server port;
+    std::vector<picos> mshr_heap;  // completion times of misses in flight (min-heap)
+  };
+  struct partition_state {
+    sectored_cache l2;
+    bandwidth_server bank;
+  };
+  // A write from the SM into the L2: when the L2 acknowledges it (queueing
+  // at the port and bank included), the queueing it met at the port and
+  // bank, and the queueing the write-back of a dirty L2 victim it caused met
+  // on the way to its device.
+  struct write_result {
+    picos ack = 0;
+    picos queued = 0;
+    picos victim_wait = 0;
+  };
+
+  request_timing access_shared(const warp_request& r, picos issue);
+  picos l1_pipeline(sm_state& s, picos t);
+  picos mshr_acquire(sm_state& s, picos t);
+  void mshr_release_at(sm_state& s, picos done);
+  picos load_line(sm_state& s, const line_request& lr, unsigned space, picos t);
+  picos store_line(sm_state& s, const line_request& lr, unsigned space, picos t);
+  picos atomic_line(sm_state& s, const line_request& lr, unsigned space, bool at_host, std::uint32_t passes,
+                    picos t);
+  // Reads `mask` of a line from the L2 on: arrival at the port -> data back
+  // in the SM.
+  picos read_from_l2(sm_state& s, std::uint64_t line, std::uint32_t mask, unsigned space, op_class op, picos t);
+  // Writes `mask` of a line from the SM into the L2.
+  write_result write_to_l2(sm_state& s, std::uint64_t line, std::uint32_t mask, unsigned space, op_class op, picos t);
+  picos device_read(unsigned space, std::uint32_t partition, std::uint32_t bytes, picos t);
+  picos device_write(unsigned space, std::uint32_t partition, std::uint32_t bytes, picos t);  // returns the wait
+  // Allocates `mask` of a line in its L2 partition (dirty when `dirty`),
+  // writing back a dirty victim; returns the victim's write-back wait.
+  picos l2_allocate(partition_state& p, std::uint32_t partition, std::uint64_t line, std::uint32_t mask,
+                    unsigned space, bool dirty, picos t, picos ready);
+  std::uint32_t bytes_of(std::uint32_t mask) const;
+
+  sim_config cfg_;
+  picos cycle_ = 0, l1_latency_ = 0, icnt_latency_ = 0, host_latency_ = 0;
+  unsigned line_shift_ = 0;
+  std::uint32_t partitions_per_channel_ = 1;
+  std::uint64_t nvm_write_ticks_ = 0;
+  std::vector<sm_state> sms_;
+  std::vector<partition_state> parts_;
+  std::vector<bandwidth_server> gddr_;
+  bandwidth_server nvm_, pcie_to_host_, pcie_to_gpu_;
+  std::array<line_request, max_line_requests> lines_{};
+  memory_stats stats_;
+};
+
+}  // namespace gpmx::sim

@@ -1,0 +1,63 @@
+#include "gpmx/sim/coalescer.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+
+#include "gpmx/support/error.hpp"
+
+namespace gpmx::sim {
+
+namespace {
+
+// Adds `mask` to the request for `line`, appending one if the line is new.
+// `last` remembers the previous lane's request: neighbouring lanes usually
+// share a line, so most lanes cost one comparison.
+inline void touch(std::uint64_t line, std::uint32_t mask, line_request* out, unsigned& n, unsigned& last) {
+  if (n != 0 && out[last].line_addr == line) {
+    out[last].sector_mask |= mask;
+    return;
+  }
+  for (unsigned i = 0; i < n; ++i)
+    if (out[i].line_addr == line) {
+      out[i].sector_mask |= mask;
+      last = i;
+      return;
+    }
+  out[n] = line_request{line, mask};
+  last = n++;
+}
+
+}  // namespace
+
+unsigned coalesce(std::uint32_t active_mask, const lane_access* lanes, std::uint32_t line_bytes,
+                  std::uint32_t sector_bytes, line_request* out) {
+  const std::uint64_t line_mask = ~std::uint64_t(line_bytes - 1);
+  const unsigned sector_shift = unsigned(std::countr_zero(sector_bytes));
+  unsigned n = 0, last = 0;
+  for (std::uint32_t m = active_mask; m != 0; m &= m - 1) {
+    const lane_access& a = lanes[std::countr_zero(m)];
+    if (a.bytes == 0) continue;
+    if (a.bytes > line_bytes)
+      throw gpmx::error(error_code::usage,
+                        fmt::format("coalesce: a lane accesses {} bytes, more than a line ({})", a.bytes, line_bytes));
+    const std::uint64_t first = a.addr, end = a.addr + a.bytes - 1;
+    const std::uint64_t line = first & line_mask, end_line = end & line_mask;
+    if (line == end_line) {
+      touch(line, sector_span(std::uint32_t(first - line), std::uint32_t(end - line), sector_shift), out, n, last);
+    } else {
+      touch(line, sector_span(std::uint32_t(first - line), line_bytes - 1, sector_shift), out, n, last);
+      touch(end_line, sector_span(0, std::uint32_t(end - end_line), sector_shift), out, n, last);
+    }
+  }
+  return n;
+}
+
+std::vector<line_request> coalesce(std::uint32_t active_mask, const lane_access* lanes, std::uint32_t line_bytes,
+                                   std::uint32_t sector_bytes) {
+  line_request buf[max_line_requests];
+  unsigned n = coalesce(active_mask, lanes, line_bytes, sector_bytes, buf);
+  return std::vector<line_request>(buf, buf + n);
+}
+
+}  // namespace gpmx::sim

@@ -1,0 +1,434 @@
+#include "gpmx/sim/memory_system.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "gpmx/sim/shared_memory.hpp"
+
+namespace gpmx::sim {
+
+namespace {
+
+constexpr unsigned space_global = 0, space_pm = 1;
+
+double per_cycle_rate(std::uint32_t bytes_per_cycle, std::uint32_t mhz) {
+  return double(bytes_per_cycle) * double(mhz) * 1e6;
+}
+
+}  // namespace
+
+memory_system::memory_system(const sim_config& c) : cfg_(c) {
+  validate(cfg_);
+  const std::uint32_t mhz = cfg_.clock.core_mhz;
+  cycle_ = cycles(1);
+  l1_latency_ = cycles(cfg_.l1.latency);
+  icnt_latency_ = cycles(cfg_.icnt.latency);
+  host_latency_ = ns_to_picos(cfg_.host.llc_latency_ns);
+  line_shift_ = unsigned(std::countr_zero(cfg_.l1.line));
+  partitions_per_channel_ = cfg_.l2.partitions / cfg_.gddr.channels;
+
+  const picos bucket = std::max<picos>(1, ns_to_picos(cfg_.stats.bucket_ns));
+  stats_.icnt_bw = time_series(bucket);
+  stats_.gddr_bw = time_series(bucket);
+  stats_.nvm_bw = time_series(bucket);
+  stats_.pcie_to_gpu_bw = time_series(bucket);
+  stats_.pcie_to_host_bw = time_series(bucket);
+
+  sms_.reserve(cfg_.sm.count);
+  for (std::uint32_t i = 0; i < cfg_.sm.count; ++i) {
+    sms_.push_back(sm_state{sectored_cache(cfg_.l1.size, cfg_.l1.line, cfg_.l1.sector,
+                                           effective_ways(cfg_.l1.size, cfg_.l1.line, cfg_.l1.ways)), 0, 0,
+                            bandwidth_server(per_cycle_rate(cfg_.icnt.port_bytes_per_cycle, mhz), icnt_latency_),
+                            {}});
+    sms_.back().port.attach(&stats_.icnt_bw);
+    sms_.back().mshr_heap.reserve(cfg_.l1.mshrs + 1);
+  }
+  const std::uint64_t part_size = cfg_.l2.size / cfg_.l2.partitions;
+  parts_.reserve(cfg_.l2.partitions);
+  for (std::uint32_t i = 0; i < cfg_.l2.partitions; ++i)
+    parts_.push_back(partition_state{sectored_cache(part_size, cfg_.l2.line, cfg_.l2.sector,
+                                                    effective_ways(part_size, cfg_.l2.line, cfg_.l2.ways)),
+                                     bandwidth_server(per_cycle_rate(cfg_.l2.bank_bytes_per_cycle, mhz),
+                                                      cycles(cfg_.l2.latency))});
+  for (std::uint32_t i = 0; i < cfg_.gddr.channels; ++i) {
+    gddr_.emplace_back(cfg_.gddr.bandwidth_gbs * 1e9 / cfg_.gddr.channels, ns_to_picos(cfg_.gddr.latency_ns));
+    gddr_.back().attach(&stats_.gddr_bw);
+  }
+  nvm_ = bandwidth_server(cfg_.nvm.read_gbs * 1e9, ns_to_picos(cfg_.nvm.latency_ns));
+  nvm_.attach(&stats_.nvm_bw);
+  nvm_write_ticks_ = bandwidth_server::ticks_per_byte(cfg_.nvm.write_gbs * 1e9);
+  pcie_to_host_ = bandwidth_server(cfg_.pcie.bandwidth_gbs * 1e9, ns_to_picos(cfg_.pcie.latency_ns));
+  pcie_to_host_.attach(&stats_.pcie_to_host_bw);
+  pcie_to_gpu_ = bandwidth_server(cfg_.pcie.bandwidth_gbs * 1e9, ns_to_picos(cfg_.pcie.latency_ns));
+  pcie_to_gpu_.attach(&stats_.pcie_to_gpu_bw);
+}
+
+std::uint32_t memory_system::partition_of(std::uint64_t line_addr) const {
+  return std::uint32_t(mix64(line_addr >> line_shift_) % cfg_.l2.partitions);
+}
+
+std::uint32_t memory_system::channel_of(std::uint64_t line_addr) const {
+  return partition_of(line_addr) / partitions_per_channel_;
+}
+
+std::uint32_t memory_system::bytes_of(std::uint32_t mask) const {
+  return std::uint32_t(std::popcount(mask)) * cfg_.l1.sector;
+}
+
+void memory_system::reset_stats() {
+  auto keep = [](time_series& ts) { ts.clear(); };
+  memory_stats fresh;
+  fresh.icnt_bw = std::move(stats_.icnt_bw);
+  fresh.gddr_bw = std::move(stats_.gddr_bw);
+  fresh.nvm_bw = std::move(stats_.nvm_bw);
+  fresh.pcie_to_gpu_bw = std::move(stats_.pcie_to_gpu_bw);
+  fresh.pcie_to_host_bw = std::move(stats_.pcie_to_host_bw);
+  keep(fresh.icnt_bw);
+  keep(fresh.gddr_bw);
+  keep(fresh.nvm_bw);
+  keep(fresh.pcie_to_gpu_bw);
+  keep(fresh.pcie_to_host_bw);
+  stats_ = std::move(fresh);  // the same object: the servers' series pointers stay valid
+  for (auto& s : sms_) s.port.reset_counts();
+  for (auto& p : parts_) p.bank.reset_counts();
+  for (auto& g : gddr_) g.reset_counts();
+  nvm_.reset_counts();
+  pcie_to_host_.reset_counts();
+  pcie_to_gpu_.reset_counts();
+}
+
+// ---- shared memory ----
+
+request_timing memory_system::access_shared(const warp_request& r, picos issue) {
+  sm_state& s = sms_[r.sm];
+  const std::uint32_t degree = bank_conflict_degree(r.active, r.lanes.data(), cfg_.shared.banks,
+                                                    cfg_.shared.bank_bytes);
+  const std::uint32_t passes = std::max<std::uint32_t>(degree, 1);
+  const picos start = std::max(issue, s.shared_next_free);
+  s.shared_next_free = start + cycles(passes);
+  ++stats_.shared_accesses;
+  stats_.shared_conflict_cycles += passes - 1;
+  return request_timing{start + cycles(shared_access_cycles(cfg_.shared.latency, degree)), 0, 0};
+}
+
+// ---- the SM side ----
+
+picos memory_system::l1_pipeline(sm_state& s, picos t) {
+  const picos start = std::max(t, s.l1_next_free);
+  s.l1_next_free = start + cycle_;
+  return start + l1_latency_;
+}
+
+picos memory_system::mshr_acquire(sm_state& s, picos t) {
+  auto& h = s.mshr_heap;
+  const auto later = std::greater<picos>{};
+  while (!h.empty() && h.front() <= t) {
+    std::pop_heap(h.begin(), h.end(), later);
+    h.pop_back();
+  }
+  if (h.size() >= cfg_.l1.mshrs) {
+    // All busy: wait for the earliest to free.
+    const picos free_at = h.front();
+    std::pop_heap(h.begin(), h.end(), later);
+    h.pop_back();
+    stats_.mshr_wait += free_at - t;
+    ++stats_.mshr_waits;
+    t = free_at;
+  }
+  return t;
+}
+
+void memory_system::mshr_release_at(sm_state& s, picos done) {
+  s.mshr_heap.push_back(done);
+  std::push_heap(s.mshr_heap.begin(), s.mshr_heap.end(), std::greater<picos>{});
+}
+
+// ---- devices ----
+
+picos memory_system::device_read(unsigned space, std::uint32_t partition, std::uint32_t bytes, picos t) {
+  if (space == space_global) {
+    stats_.gddr_read_bytes += bytes;
+    return gddr_[partition / partitions_per_channel_].serve(t, bytes);
+  }
+  stats_.nvm_read_bytes += bytes;
+  if (cfg_.pm.location == pm_location::near) return nvm_.serve(t, bytes);
+  // Far: the read request crosses PCIe to the host (its size is not
+  // charged, but it queues behind writes), the NVM reads, the data crosses
+  // back.
+  const picos at_host = pcie_to_host_.serve(t, 0);
+  const picos read = nvm_.serve(at_host, bytes);
+  stats_.pcie_to_gpu_bytes += bytes;
+  return pcie_to_gpu_.serve(read, bytes);
+}
+
+picos memory_system::device_write(unsigned space, std::uint32_t partition, std::uint32_t bytes, picos t) {
+  if (space == space_global) {
+    stats_.gddr_write_bytes += bytes;
+    auto& ch = gddr_[partition / partitions_per_channel_];
+    ch.serve(t, bytes);
+    return ch.last_wait();
+  }
+  stats_.nvm_write_bytes += bytes;
+  picos wait = 0;
+  if (cfg_.pm.location == pm_location::far) {
+    stats_.pcie_to_host_bytes += bytes;
+    t = pcie_to_host_.serve(t, bytes);
+    wait += pcie_to_host_.last_wait();
+  }
+  nvm_.serve_at(t, bytes, nvm_write_ticks_);
+  return wait + nvm_.last_wait();
+}
+
+// ---- the L2 ----
+
+picos memory_system::l2_allocate(partition_state& p, std::uint32_t partition, std::uint64_t line, std::uint32_t mask,
+                                 unsigned space, bool dirty, picos t, picos ready) {
+  evicted_line victim;
+  const bool was_present = p.l2.find(line) != nullptr;
+  cache_line& l = dirty ? p.l2.store(line, mask, std::uint8_t(space), victim)
+                        : p.l2.fill(line, mask, std::uint8_t(space), victim);
+  l.ready = was_present ? std::max(l.ready, ready) : ready;
+  if (!victim.valid || !victim.dirty_mask) return 0;
+  ++stats_.l2_writebacks;
+  return device_write(victim.tag, partition, bytes_of(victim.dirty_mask), t);
+}
+
+picos memory_system::read_from_l2(sm_state& s, std::uint64_t line, std::uint32_t mask, unsigned space, op_class op,
+                                  picos t) {
+  const std::uint32_t bytes = bytes_of(mask);
+  const picos at_l2 = s.port.serve(t, bytes);  // the response's bytes, reserved as the request leaves
+  const std::uint32_t pi = partition_of(line);
+  partition_state& p = parts_[pi];
+  const picos looked_up = p.bank.serve(at_l2, bytes);
+  stats_.l2_to_l1_bytes += bytes;
+  cache_counters& c = stats_.l2[space][unsigned(op)];
+  const cache_line* l = p.l2.find(line);
+  const std::uint32_t hit = p.l2.lookup(line, mask);
+  const std::uint32_t miss = mask & ~hit;
+  c.sector_hits += unsigned(std::popcount(hit));
+  c.sector_misses += unsigned(std::popcount(miss));
+  picos data = looked_up;
+  if (hit) data = std::max(data, l->ready);
+  if (!miss) {
+    if (l->ready > looked_up) ++c.pending_hits;
+    else ++c.hits;
+    return data + icnt_latency_;
+  }
+  ++c.misses;
+  const picos fetched = device_read(space, pi, bytes_of(miss), looked_up);
+  data = std::max(data, fetched);
+  l2_allocate(p, pi, line, miss, space, false, looked_up, fetched);  // a load does not wait for the write-back
+  return data + icnt_latency_;
+}
+
+memory_system::write_result memory_system::write_to_l2(sm_state& s, std::uint64_t line, std::uint32_t mask,
+                                                       unsigned space, op_class op, picos t) {
+  const std::uint32_t bytes = bytes_of(mask);
+  write_result w;
+  const picos at_l2 = s.port.serve(t, bytes);
+  w.queued += s.port.last_wait();
+  const std::uint32_t pi = partition_of(line);
+  partition_state& p = parts_[pi];
+  const picos written = p.bank.serve(at_l2, bytes);
+  w.queued += p.bank.last_wait();
+  stats_.l1_to_l2_bytes += bytes;
+  cache_counters& c = stats_.l2[space][unsigned(op)];
+  const std::uint32_t present = p.l2.lookup(line, mask);
+  if (p.l2.find(line)) ++c.hits;
+  else ++c.misses;
+  c.sector_hits += unsigned(std::popcount(present));
+  c.sector_misses += unsigned(std::popcount(mask & ~present));
+  // Write-validate: the stored sectors need no fetch.
+  w.victim_wait = l2_allocate(p, pi, line, mask, space, true, written, written);
+  w.ack = written + icnt_latency_;
+  return w;
+}
+
+// ---- line requests ----
+
+picos memory_system::load_line(sm_state& s, const line_request& lr, unsigned space, picos t) {
+  const picos t1 = l1_pipeline(s, t);
+  cache_counters& c = stats_.l1[space][unsigned(op_class::load)];
+  const cache_line* l = s.l1.find(lr.line_addr);
+  const std::uint32_t hit = s.l1.lookup(lr.line_addr, lr.sector_mask);
+  const std::uint32_t miss = lr.sector_mask & ~hit;
+  c.sector_hits += unsigned(std::popcount(hit));
+  c.sector_misses += unsigned(std::popcount(miss));
+  picos done = t1;
+  if (hit) done = std::max(done, l->ready);
+  if (!miss) {
+    if (l->ready > t1) ++c.pending_hits;  // merged with the miss in flight
+    else ++c.hits;
+    return done;
+  }
+  ++c.misses;
+  const picos start = mshr_acquire(s, t1);
+  const picos back = read_from_l2(s, lr.line_addr, miss, space, op_class::load, start);
+  mshr_release_at(s, back);
+  done = std::max(done, back);
+  evicted_line victim;
+  const bool was_present = l != nullptr;
+  cache_line& filled = s.l1.fill(lr.line_addr, miss, std::uint8_t(space), victim);
+  filled.ready = was_present ? std::max(filled.ready, back) : back;
+  if (victim.valid && victim.dirty_mask) {
+    ++stats_.l1_writebacks;
+    write_to_l2(s, victim.line_addr, victim.dirty_mask, victim.tag, op_class::store, t1);  // posted
+  }
+  return done;
+}
+
+picos memory_system::store_line(sm_state& s, const line_request& lr, unsigned space, picos t) {
+  const picos t1 = l1_pipeline(s, t);
+  cache_counters& c = stats_.l1[space][unsigned(op_class::store)];
+  const bool present = s.l1.find(lr.line_addr) != nullptr;
+  const std::uint32_t had = s.l1.lookup(lr.line_addr, lr.sector_mask);
+  if (present) ++c.hits;
+  else ++c.misses;
+  c.sector_hits += unsigned(std::popcount(had));
+  c.sector_misses += unsigned(std::popcount(lr.sector_mask & ~had));
+
+  const bool write_back = cfg_.l1.write == write_policy::back;
+  const bool keep = present || cfg_.l1.allocate_on_store;
+  picos done = t1;
+  if (keep) {
+    evicted_line victim;
+    cache_line& l = write_back ? s.l1.store(lr.line_addr, lr.sector_mask, std::uint8_t(space), victim)
+                               : s.l1.fill(lr.line_addr, lr.sector_mask, std::uint8_t(space), victim);
+    if (!present) l.ready = t1;
+    if (victim.valid && victim.dirty_mask) {
+      // The writer is held for the queueing its write-back meets: sustained
+      // stores run at the slowest resource on the way.
+      ++stats_.l1_writebacks;
+      const write_result w = write_to_l2(s, victim.line_addr, victim.dirty_mask, victim.tag, op_class::store, t1);
+      done += w.queued + w.victim_wait;
+    }
+  }
+  if (!write_back || !keep) {
+    // Write-through, or a write-back miss without allocation: the L2
+    // acknowledges.
+    const write_result w = write_to_l2(s, lr.line_addr, lr.sector_mask, space, op_class::store, t1);
+    done = std::max(done, w.ack + w.victim_wait);
+  }
+  return done;
+}
+
+picos memory_system::atomic_line(sm_state& s, const line_request& lr, unsigned space, bool at_host,
+                                 std::uint32_t passes, picos t) {
+  // Atomics pass the L1 stage without using it.
+  const picos t1 = l1_pipeline(s, t);
+  const std::uint32_t bytes = bytes_of(lr.sector_mask);
+  const picos at_l2 = s.port.serve(t1, bytes);
+  stats_.l1_to_l2_bytes += bytes;
+  stats_.l2_to_l1_bytes += bytes;
+  if (at_host) {
+    // System scope on host memory: across PCIe, executed at the host, back.
+    ++stats_.host_atomics;
+    stats_.pcie_to_host_bytes += bytes;
+    stats_.pcie_to_gpu_bytes += bytes;
+    const picos at_host_done = pcie_to_host_.serve(at_l2, bytes) + host_latency_;
+    return pcie_to_gpu_.serve(at_host_done, bytes) + icnt_latency_;
+  }
+  const std::uint32_t pi = partition_of(lr.line_addr);
+  partition_state& p = parts_[pi];
+  // The bank is held for the transfer and each pass of the atomic unit, so
+  // atomics to one line (and to one bank) are serialized.
+  const picos executed = p.bank.occupy(at_l2, bytes, p.bank.transfer_picos(bytes) + cycles(std::uint64_t(passes) * cfg_.l2.atomic_cycles));
+  cache_counters& c = stats_.l2[space][unsigned(op_class::atomic)];
+  const cache_line* l = p.l2.find(lr.line_addr);
+  const std::uint32_t hit = p.l2.lookup(lr.line_addr, lr.sector_mask);
+  const std::uint32_t miss = lr.sector_mask & ~hit;
+  c.sector_hits += unsigned(std::popcount(hit));
+  c.sector_misses += unsigned(std::popcount(miss));
+  picos data = executed;
+  if (hit) data = std::max(data, l->ready);
+  if (!miss) {
+    if (l->ready > executed) ++c.pending_hits;
+    else ++c.hits;
+  } else {
+    ++c.misses;
+    data = std::max(data, device_read(space, pi, bytes_of(miss), executed));
+  }
+  // The result is stored: the sectors are dirty in the L2.
+  const picos wait = l2_allocate(p, pi, lr.line_addr, lr.sector_mask, space, true, executed, data);
+  return data + wait + icnt_latency_;
+}
+
+// ---- the warp instruction ----
+
+request_timing memory_system::access(const warp_request& r, picos issue) {
+  if (r.sm >= sms_.size())
+    throw gpmx::error(error_code::usage, fmt::format("memory_system::access: SM {} of {}", r.sm, sms_.size()));
+  ++stats_.warp_requests;
+  if (r.space == gpmx::mem_space::shared) return access_shared(r, issue);
+  sm_state& s = sms_[r.sm];
+  const unsigned space = r.space == gpmx::mem_space::pm ? space_pm : space_global;
+  const unsigned n = coalesce(r.active, r.lanes.data(), cfg_.l1.line, cfg_.l1.sector, lines_.data());
+  request_timing out{issue, 0, n};
+  stats_.line_requests += n;
+
+  if (r.atomic) {
+    // Passes per line: the most lanes that hit one address of it.
+    std::array<std::uint8_t, max_line_requests> passes{};
+    const std::uint64_t line_mask = ~std::uint64_t(cfg_.l1.line - 1);
+    for (std::uint32_t m = r.active; m != 0; m &= m - 1) {
+      const unsigned lane = unsigned(std::countr_zero(m));
+      const lane_access& a = r.lanes[lane];
+      if (a.bytes == 0) continue;
+      std::uint8_t same = 1;
+      for (std::uint32_t e = r.active & ((1u << lane) - 1); e != 0; e &= e - 1) {
+        const lane_access& b = r.lanes[std::countr_zero(e)];
+        same += b.bytes != 0 && b.addr == a.addr;
+      }
+      for (unsigned i = 0; i < n; ++i)
+        if (lines_[i].line_addr == (a.addr & line_mask)) {
+          passes[i] = std::max(passes[i], same);
+          break;
+        }
+    }
+    const bool at_host =
+        r.atomic_scope == gpmx::scope::system && space == space_pm && cfg_.pm.location == pm_location::far;
+    for (unsigned i = 0; i < n; ++i) {
+      out.sectors += unsigned(std::popcount(lines_[i].sector_mask));
+      out.done = std::max(out.done, atomic_line(s, lines_[i], space, at_host, std::max<std::uint32_t>(passes[i], 1),
+                                                issue));
+    }
+  } else if (r.kind == gpmx::access_kind::load) {
+    for (unsigned i = 0; i < n; ++i) {
+      out.sectors += unsigned(std::popcount(lines_[i].sector_mask));
+      out.done = std::max(out.done, load_line(s, lines_[i], space, issue));
+    }
+  } else {
+    for (unsigned i = 0; i < n; ++i) {
+      out.sectors += unsigned(std::popcount(lines_[i].sector_mask));
+      out.done = std::max(out.done, store_line(s, lines_[i], space, issue));
+    }
+  }
+  stats_.sectors_requested += out.sectors;
+  return out;
+}
+
+// ---- flushes ----
+
+picos memory_system::flush_l1(std::uint32_t sm, picos now) {
+  sm_state& s = sms_.at(sm);
+  picos last = now;
+  s.l1.flush_dirty([&](const evicted_line& e) {
+    ++stats_.l1_writebacks;
+    const write_result w = write_to_l2(s, e.line_addr, e.dirty_mask, e.tag, op_class::store, now);
+    last = std::max(last, w.ack + w.victim_wait);
+  });
+  return last;
+}
+
+picos memory_system::drain(picos now) {
+  picos last = now;
+  for (std::uint32_t i = 0; i < sms_.size(); ++i) last = std::max(last, flush_l1(i, now));
+  return last;
+}
+
+std::size_t memory_system::invalidate_l1(std::uint32_t sm) { return sms_.at(sm).l1.invalidate_all(); }
+
+}  // namespace gpmx::sim

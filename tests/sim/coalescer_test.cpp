@@ -1,0 +1,98 @@
+#include "gpmx/sim/coalescer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+
+#include "gpmx/support/error.hpp"
+
+namespace {
+
+using gpmx::sim::coalesce;
+using gpmx::sim::lane_access;
+using gpmx::sim::line_request;
+
+constexpr std::uint32_t all = 0xffffffffu;
+
+std::array<lane_access, 32> strided(std::uint64_t base, std::uint64_t stride, std::uint32_t bytes) {
+  std::array<lane_access, 32> l{};
+  for (unsigned i = 0; i < 32; ++i) l[i] = {base + i * stride, bytes};
+  return l;
+}
+
+unsigned sectors(const std::vector<line_request>& r) {
+  unsigned n = 0;
+  for (const auto& x : r) n += unsigned(std::popcount(x.sector_mask));
+  return n;
+}
+
+TEST(Coalescer, ConsecutiveWordsAreOneLineFourSectors) {
+  auto lanes = strided(0x10000, 4, 4);
+  auto r = coalesce(all, lanes.data(), 128, 32);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].line_addr, 0x10000u);
+  EXPECT_EQ(r[0].sector_mask, 0xfu);
+}
+
+TEST(Coalescer, Stride8IsTwoLinesEightSectors) {
+  auto r = coalesce(all, strided(0x10000, 8, 4).data(), 128, 32);
+  EXPECT_EQ(r.size(), 2u);
+  EXPECT_EQ(sectors(r), 8u);
+}
+
+TEST(Coalescer, Stride128IsThirtyTwoLines) {
+  auto r = coalesce(all, strided(0x10000, 128, 4).data(), 128, 32);
+  EXPECT_EQ(r.size(), 32u);
+  EXPECT_EQ(sectors(r), 32u);
+  for (unsigned i = 0; i < 32; ++i) EXPECT_EQ(r[i].line_addr, 0x10000u + 128 * i) << "first-touch order";
+}
+
+TEST(Coalescer, Stride32IsEightLinesThirtyTwoSectors) {
+  auto r = coalesce(all, strided(0x10000, 32, 4).data(), 128, 32);
+  EXPECT_EQ(r.size(), 8u);
+  EXPECT_EQ(sectors(r), 32u);
+  for (const auto& x : r) EXPECT_EQ(x.sector_mask, 0xfu);
+}
+
+TEST(Coalescer, SameAddressIsOneSector) {
+  auto r = coalesce(all, strided(0x10040, 0, 4).data(), 128, 32);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].sector_mask, 0x4u);
+}
+
+TEST(Coalescer, AccessStraddlingALineTouchesBoth) {
+  std::array<lane_access, 32> lanes{};
+  lanes[0] = {0x1007c, 8};  // bytes 0x7c..0x83: the last sector of one line, the first of the next
+  auto r = coalesce(1u, lanes.data(), 128, 32);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], (line_request{0x10000, 0x8}));
+  EXPECT_EQ(r[1], (line_request{0x10080, 0x1}));
+}
+
+TEST(Coalescer, InactiveLanesAreIgnored) {
+  auto lanes = strided(0x10000, 128, 4);
+  auto r = coalesce(0x5u, lanes.data(), 128, 32);  // lanes 0 and 2
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].line_addr, 0x10000u);
+  EXPECT_EQ(r[1].line_addr, 0x10100u);
+  EXPECT_TRUE(coalesce(0, lanes.data(), 128, 32).empty());
+}
+
+TEST(Coalescer, FirstTouchOrderWithRevisits) {
+  std::array<lane_access, 32> lanes{};
+  lanes[0] = {0x200, 4};
+  lanes[1] = {0x0, 4};
+  lanes[2] = {0x204 + 64, 4};
+  auto r = coalesce(0x7u, lanes.data(), 128, 32);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], (line_request{0x200, 0x5}));
+  EXPECT_EQ(r[1], (line_request{0x0, 0x1}));
+}
+
+TEST(Coalescer, LaneWiderThanALineIsRefused) {
+  std::array<lane_access, 32> lanes{};
+  lanes[0] = {0, 256};
+  EXPECT_THROW(coalesce(1u, lanes.data(), 128, 32), gpmx::error);
+}
+
+}  // namespace
