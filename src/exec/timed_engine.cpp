@@ -144,7 +144,9 @@ void timed_engine::start_block(launch_state& L, std::uint64_t linear, std::uint3
     }
     units_[r.unit].warps.push_back(&r);
   }
-  if (b->warps_left == 0) return finish_block(b, at);
+  // A block whose threads all ended while staging (no operation to time)
+  // leaves its live masks as they were: ask the block itself.
+  if (b->warps_left == 0 || b->sched->finished()) return finish_block(b, at);
   for (std::uint32_t k = 0; k < m_.schedulers_per_sm; ++k) push(sm * m_.schedulers_per_sm + k);
 }
 

@@ -66,8 +66,13 @@ memory_system::memory_system(const sim_config& c) : cfg_(c) {
   pcie_to_gpu_.attach(&stats_.pcie_to_gpu_bw);
 }
 
+// Lines rotate through the partitions: each run of `partitions` consecutive
+// lines covers every partition once (a stream spreads evenly over the
+// banks and channels), and each run starts at a hashed offset so that
+// strides of a multiple of the partition count do not pile onto one.
 std::uint32_t memory_system::partition_of(std::uint64_t line_addr) const {
-  return std::uint32_t(mix64(line_addr >> line_shift_) % cfg_.l2.partitions);
+  const std::uint64_t idx = line_addr >> line_shift_, n = cfg_.l2.partitions;
+  return std::uint32_t((idx + mix64(idx / n)) % n);
 }
 
 std::uint32_t memory_system::channel_of(std::uint64_t line_addr) const {

@@ -333,3 +333,40 @@ TEST(TimedSchedule, ABlockThatCannotFitAnSmIsRefused) {
 }
 
 }  // namespace
+
+namespace {
+// Thirty SMs of 1024 resident threads (SBRP's Table 1): every thread holds
+// a fiber while it waits for its warp, so this is the most the timed
+// schedule keeps alive at once.
+TEST(TimedSchedule, ThirtyFullSmsOfThreadsWaitAtOnce) {
+  timed_machine m = small_machine(30, 4);
+  m.max_threads_per_sm = 1024;
+  fixed_latency_model model(m);
+  auto ex = timed_executor(model);
+  const std::uint64_t n = 30 * 1024;
+  std::vector<std::uint32_t> next(n), out(n);
+  std::iota(next.begin(), next.end(), 0u);
+  ex.launch({.grid = 30, .block = 1024}, chase{}, global_span<const std::uint32_t>(next.data(), n), 2u,
+            global_span<std::uint32_t>(out.data(), n));
+  EXPECT_EQ(out[n - 1], n - 1);
+  EXPECT_EQ(model.activity[29].blocks, 1u);
+}
+}  // namespace
+
+namespace {
+// Threads that make no operation the schedule stops at end while their
+// block is staged: the block is over at once and the launch ends.
+struct untimed_copy {
+  void operator()(auto& t, std::uint32_t* out) const { out[t.global_id()] = 7; }
+};
+
+TEST(TimedSchedule, BlocksWithNothingToTimeEndWhenStaged) {
+  fixed_latency_model model(small_machine(2));
+  auto ex = timed_executor(model);
+  std::vector<std::uint32_t> out(64 * 8);
+  ex.launch({.grid = 8, .block = 64}, untimed_copy{}, out.data());
+  for (std::uint32_t v : out) EXPECT_EQ(v, 7u);
+  EXPECT_TRUE(model.log.empty());
+  EXPECT_EQ(model.activity[0].blocks + model.activity[1].blocks, 8u);
+}
+}  // namespace

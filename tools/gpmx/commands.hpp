@@ -36,5 +36,7 @@ void register_bench_check(CLI::App& bench);
 void register_check(CLI::App& app);
 // Adds `gpmx list` to app.
 void register_list(CLI::App& app);
+// Adds `gpmx sim` (the timed mode) to app.
+void register_sim(CLI::App& app);
 
 }  // namespace gpmx::cli

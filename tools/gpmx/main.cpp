@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   register_list(app);
   register_trace(app);
   register_check(app);
+  register_sim(app);
   register_demo(app);
   register_bench(app);
   register_litmus(app);

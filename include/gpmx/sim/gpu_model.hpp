@@ -1,0 +1,82 @@
+#pragma once
+// The timed mode's model of a GPU: the executor's timed schedule asks it
+// how long each warp instruction takes, and it answers from the memory
+// system (caches, interconnect, GDDR, PCIe, NVM) and the SM's issue rate.
+// It is also an observer, to learn which addresses are PM (pool mappings).
+//
+//   sim::gpu_model gpu(sim::named_config("sbrp-table1"));
+//   cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
+//   ex.launch(...);            // kernels run for real, in virtual time
+//   gpu.totals().end;          // simulated picoseconds so far
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "gpmx/exec/timing.hpp"
+#include "gpmx/sim/config.hpp"
+#include "gpmx/sim/memory_system.hpp"
+
+namespace gpmx::sim {
+
+// One launch as the model saw it.
+struct launch_record {
+  std::string name;
+  picos start = 0, end = 0;  // end: every thread done and the L1s drained
+  std::uint64_t instructions = 0;
+};
+
+// Everything the model saw since it was made.
+struct run_totals {
+  picos end = 0;  // simulated time of the last launch's end
+  std::vector<sm_activity> sms;  // per SM, summed over launches
+  std::vector<launch_record> launches;
+  std::uint64_t instructions() const;          // operations issued, all SMs
+  std::uint64_t compute_instructions() const;  // declared work, all SMs
+  picos kernel_time() const;                   // summed launch durations
+};
+
+class gpu_model final : public timing_model {
+ public:
+  explicit gpu_model(const sim_config& c);
+
+  timed_machine machine() const override;
+  void launch_begin(std::string_view name, dim3 grid, dim3 block, vtime now) override;
+  issue_result issue(const warp_instruction& in, vtime now) override;
+  void block_finished(std::uint64_t block, std::uint32_t sm, vtime now) override;
+  vtime launch_end(vtime now, const sm_activity* sms) override;
+  void launch_failed() override;
+
+  // Only mappings matter here: the schedule reports every access to the
+  // model through issue(), so no per-access observer call is wanted.
+  std::uint8_t observed_spaces() const override { return 0; }
+  void pool_mapped(const void* base, std::uint64_t length, std::string_view path) override;
+  void pool_unmapped(const void* base) override;
+
+  const sim_config& config() const { return mem_.config(); }
+  const memory_system& memory() const { return mem_; }
+  const run_totals& totals() const { return totals_; }
+
+ private:
+  mem_space space_of(const void* p) const;  // pm if inside a mapped pool, else global
+  // The simulated address of a host address: pages numbered in the order
+  // the run first touches them (as a driver hands out physical pages), so
+  // the same run times the same wherever the host put its buffers.
+  std::uint64_t simulated(const void* p);
+  warp_request request(const warp_instruction& in, mem_space space, access_kind kind);
+  picos& writes_of(const warp_instruction& in);
+
+  memory_system mem_;
+  picos cycle_ = 0, issue_ = 0;
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pm_ranges_;  // [begin, end)
+  std::unordered_map<std::uintptr_t, std::uint64_t> frames_;  // host page -> simulated page
+  std::uintptr_t last_page_ = ~std::uintptr_t(0);
+  std::uint64_t last_frame_ = 0, next_frame_ = 1;
+  // Per warp (block << 6 | warp): when its stores issued so far are acknowledged.
+  std::unordered_map<std::uint64_t, picos> writes_;
+  run_totals totals_;
+  launch_record current_;
+};
+
+}  // namespace gpmx::sim

@@ -1,0 +1,179 @@
+#include "gpmx/sim/gpu_model.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace gpmx::sim {
+
+std::uint64_t run_totals::instructions() const {
+  std::uint64_t n = 0;
+  for (const sm_activity& s : sms) n += s.instructions;
+  return n;
+}
+
+std::uint64_t run_totals::compute_instructions() const {
+  std::uint64_t n = 0;
+  for (const sm_activity& s : sms) n += s.compute_instructions;
+  return n;
+}
+
+picos run_totals::kernel_time() const {
+  picos t = 0;
+  for (const launch_record& l : launches) t += l.end - l.start;
+  return t;
+}
+
+gpu_model::gpu_model(const sim_config& c) : mem_(c) {
+  cycle_ = mem_.cycles(1);
+  issue_ = mem_.cycles(c.sm.issue_cycles);
+  totals_.sms.assign(c.sm.count, sm_activity{});
+}
+
+timed_machine gpu_model::machine() const {
+  const sim_config& c = mem_.config();
+  timed_machine m;
+  m.sms = c.sm.count;
+  m.schedulers_per_sm = c.sm.schedulers;
+  m.max_threads_per_sm = c.sm.max_threads;
+  m.max_blocks_per_sm = c.sm.max_blocks;
+  m.shared_bytes_per_sm = c.sm.shared_bytes;
+  m.registers_per_sm = c.sm.registers;
+  m.registers_per_thread = c.sm.regs_per_thread;
+  m.policy = c.sched.policy == sched_policy::gto ? warp_scheduling::gto : warp_scheduling::lrr;
+  m.cycle = cycle_;
+  return m;
+}
+
+void gpu_model::pool_mapped(const void* base, std::uint64_t length, std::string_view) {
+  const auto b = reinterpret_cast<std::uintptr_t>(base);
+  pm_ranges_.emplace_back(b, b + length);
+}
+
+void gpu_model::pool_unmapped(const void* base) {
+  const auto b = reinterpret_cast<std::uintptr_t>(base);
+  std::erase_if(pm_ranges_, [b](const auto& r) { return r.first == b; });
+}
+
+mem_space gpu_model::space_of(const void* p) const {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  for (const auto& [b, e] : pm_ranges_)
+    if (a >= b && a < e) return mem_space::pm;
+  return mem_space::global;
+}
+
+std::uint64_t gpu_model::simulated(const void* p) {
+  constexpr unsigned page_shift = 12;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t page = a >> page_shift;
+  if (page != last_page_) {
+    const auto [it, fresh] = frames_.try_emplace(page, next_frame_);
+    if (fresh) ++next_frame_;
+    last_page_ = page;
+    last_frame_ = it->second;
+  }
+  return last_frame_ << page_shift | (a & ((std::uintptr_t(1) << page_shift) - 1));
+}
+
+warp_request gpu_model::request(const warp_instruction& in, mem_space space, access_kind kind) {
+  warp_request r;
+  r.sm = in.sm;
+  r.space = space;
+  r.kind = kind;
+  r.active = in.lanes;
+  for (std::uint32_t m = in.lanes; m != 0; m &= m - 1) {
+    const auto lane = std::uint32_t(std::countr_zero(m));
+    r.lanes[lane] = {simulated(in.ops[lane].addr), in.ops[lane].bytes};
+  }
+  return r;
+}
+
+picos& gpu_model::writes_of(const warp_instruction& in) {
+  return writes_[in.block << 6 | in.warp];
+}
+
+void gpu_model::launch_begin(std::string_view name, dim3, dim3, vtime now) {
+  current_ = launch_record{std::string(name), now, now, 0};
+}
+
+issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
+  const timed_op& op = in.ops[std::countr_zero(in.lanes)];
+  ++current_.instructions;
+  const picos next = now + issue_;
+  switch (op.kind) {
+    case timed_kind::load:
+    case timed_kind::store: {
+      const mem_space space = op.space;
+      const request_timing t = mem_.access(request(in, space, op.kind == timed_kind::load
+                                                                  ? access_kind::load : access_kind::store), now);
+      if (op.kind == timed_kind::load) return {std::max(t.done, next), next, stall_reason::memory};
+      if (space != mem_space::shared) writes_of(in) = std::max(writes_of(in), t.done);
+      return {next, next, stall_reason::compute};
+    }
+    case timed_kind::atomic:
+    case timed_kind::spin:
+    case timed_kind::flag_acquire:
+    case timed_kind::flag_release: {
+      if (!op.addr) return {next, next, stall_reason::compute};  // a spin that read nothing atomically
+      // A release waits for the warp's earlier stores; then, like an atomic
+      // store, it is sent and the warp goes on.
+      const bool release = op.kind == timed_kind::flag_release ||
+                           (op.kind == timed_kind::atomic && op.sub == std::uint8_t(atomic_op::store));
+      picos start = now;
+      if (op.kind == timed_kind::flag_release) start = std::max(now, writes_of(in));
+      warp_request r = request(in, space_of(op.addr), release ? access_kind::store : access_kind::load);
+      r.atomic = true;
+      r.atomic_scope = op.sc == scope::system ? scope::system : scope::device;
+      const request_timing t = mem_.access(r, start);
+      if (release) {
+        writes_of(in) = std::max(writes_of(in), t.done);
+        return {start + issue_, next, start > now ? stall_reason::ordering : stall_reason::compute};
+      }
+      return {std::max(t.done, next), next, stall_reason::memory};
+    }
+    case timed_kind::fence:
+      if (op.sc == scope::block) return {next, next, stall_reason::compute};
+      [[fallthrough]];
+    case timed_kind::ordering:
+    case timed_kind::persist_range: {
+      // Until the persistency hardware is modelled (persist buffers, PM
+      // write-back, eADR: the next step of the simulator), a persistency
+      // operation orders like a fence: it waits for the warp's stores.
+      const picos done = std::max(next, writes_of(in));
+      return {done, next, done > next ? stall_reason::ordering : stall_reason::compute};
+    }
+    case timed_kind::barrier:
+    case timed_kind::warp_collective:
+    case timed_kind::activemask:
+      return {next, next, stall_reason::compute};
+  }
+  return {next, next, stall_reason::compute};
+}
+
+void gpu_model::block_finished(std::uint64_t block, std::uint32_t, vtime) {
+  for (std::uint64_t w = 0; w < 32; ++w) writes_.erase(block << 6 | w);
+}
+
+vtime gpu_model::launch_end(vtime now, const sm_activity* sms) {
+  // The kernel boundary: every L1 writes its dirty lines back (as the SBRP
+  // artifact's simulator does), and the last of them ends the launch.
+  const picos end = std::max(now, mem_.drain(now));
+  current_.end = end;
+  for (std::size_t s = 0; s < totals_.sms.size(); ++s) {
+    sm_activity& t = totals_.sms[s];
+    t.instructions += sms[s].instructions;
+    t.compute_instructions += sms[s].compute_instructions;
+    t.blocks += sms[s].blocks;
+    t.busy += sms[s].busy;
+    for (unsigned r = 0; r < stall_reason_count; ++r) t.stalled[r] += sms[s].stalled[r];
+    // The drain after the last issue: time the SM waited for memory.
+    t.stalled[unsigned(stall_reason::memory)] += (end - now) * config().sm.schedulers;
+  }
+  totals_.launches.push_back(current_);
+  totals_.end = end;
+  writes_.clear();
+  return end;
+}
+
+void gpu_model::launch_failed() { writes_.clear(); }
+
+}  // namespace gpmx::sim

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# gpmx sim end to end: a workload runs in the timed mode and verifies (0),
+# the report names what the issue asks for, the same run gives the same
+# cycles, a different warp scheduler other cycles, --set changes the
+# configuration it prints, and bad input gives 2 with a message naming it.
+set -u
+gpmx="$1"
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+has() {  # has TEXT: out.txt contains TEXT
+  grep -q -- "$1" out.txt || { echo "FAIL: no '$1' in the output"; cat out.txt; failures=$((failures + 1)); }
+}
+has_err() {
+  grep -q -- "$1" err.txt || { echo "FAIL: no '$1' in stderr"; cat err.txt; failures=$((failures + 1)); }
+}
+cycles() { python3 -c 'import json,sys; print(json.load(open("out.txt"))["simulated"]["kernel_ps"])'; }
+
+expect 0 "$gpmx" sim reduction --style sbrp --json
+has '"verified": true'
+has '"kernel_cycles"'
+has '"scheduler_cycles"'
+has '"gddr_read"'
+first=$(cycles)
+expect 0 "$gpmx" sim reduction --style sbrp --json
+[ "$(cycles)" = "$first" ] || { echo "FAIL: the same run gave $(cycles) ps, then $first ps"; failures=$((failures + 1)); }
+expect 0 "$gpmx" sim gpkvs --json --config sbrp-table1-lrr
+lrr=$(cycles)
+expect 0 "$gpmx" sim gpkvs --json
+[ "$(cycles)" != "$lrr" ] || { echo "FAIL: GTO and LRR gave the same time"; failures=$((failures + 1)); }
+expect 0 "$gpmx" sim srad --set l1.size=32K --set pm.location=near --out report.json
+has 'verified'
+python3 -c 'import json; p=json.load(open("report.json"))["config"]["parameters"]; assert p["l1.size"] in ("32K", "32768"), p["l1.size"]; assert p["pm.location"] == "near"' \
+  || { echo "FAIL: the report's configuration does not show the --set values"; failures=$((failures + 1)); }
+expect 0 "$gpmx" sim --list-configs
+has 'sbrp-table1-near'
+has 'l2.latency'
+
+expect 2 "$gpmx" sim reduction --set l1.bogus=3
+has_err 'l1.bogus'
+expect 2 "$gpmx" sim reduction --set l1.size=lots
+has_err 'lots'
+expect 2 "$gpmx" sim reduction --config no-such-gpu
+has_err 'no-such-gpu'
+expect 2 "$gpmx" sim no-such-workload
+has_err 'no-such-workload'
+expect 2 "$gpmx" sim
+expect 2 "$gpmx" sim --bench --bench-warps 0
+
+exit $((failures != 0))

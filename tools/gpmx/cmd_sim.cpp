@@ -1,0 +1,143 @@
+// gpmx sim W: runs a workload in the timed mode, on a simulated GPU whose
+// memory system gpmx_sim models (docs/sim.md), and reports simulated time,
+// stalls, cache behaviour and traffic per device. --list-configs names the
+// configurations; --set K=V changes any parameter; --bench times the
+// simulator itself.
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "commands.hpp"
+#include "common/directory_lock.hpp"
+#include "common/registry.hpp"
+#include "gpmx/bench/sim_bench.hpp"
+#include "gpmx/exec/errors.hpp"
+#include "gpmx/pm/pool_identity.hpp"
+#include "gpmx/sim/gpu_model.hpp"
+#include "gpmx/sim/report.hpp"
+#include "kv_table.hpp"
+#include "progress_bar.hpp"
+
+namespace gpmx::cli {
+namespace {
+
+struct sim_args {
+  std::string workload, style = "epoch", data = "gpmx-data", config = "sbrp-table1", out;
+  std::vector<std::string> param_texts, sets;
+  std::uint64_t seed = 1;
+  bool full_size = false, json = false, quiet = false, list_configs = false, bench = false;
+  bench::sim_bench_options bench_opts;
+};
+
+sim::sim_config configure(const sim_args& a) {
+  sim::sim_config c = sim::named_config(a.config);
+  for (const std::string& kv : a.sets) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw sim::config_error(fmt::format("--set '{}': expected KEY=VALUE (gpmx sim --list-configs shows the keys)", kv));
+    sim::set_parameter(c, kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  sim::validate(c);
+  return c;
+}
+
+void list_configs(const sim_args& a) {
+  const sim::sim_config base = sim::named_config("sbrp-table1");
+  nlohmann::json j = nlohmann::json::object();
+  for (const std::string& name : sim::config_names()) {
+    const sim::sim_config c = sim::named_config(name);
+    std::string differs;
+    nlohmann::json params = nlohmann::json::object();
+    const auto mine = sim::describe(c), theirs = sim::describe(base);
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      params[mine[i].first] = mine[i].second;
+      if (mine[i].first != "name" && mine[i].second != theirs[i].second)
+        differs += fmt::format("{}{}={}", differs.empty() ? "" : " ", mine[i].first, mine[i].second);
+    }
+    j[name] = params;
+    if (!a.json) fmt::print("{:<20} {}\n", name, differs.empty() ? "(the defaults below)" : differs);
+  }
+  if (a.json) {
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  fmt::print("\nparameters of sbrp-table1 (set any with --set KEY=VALUE):\n");
+  for (const auto& [k, v] : sim::describe(base))
+    fmt::print("  {:<28} {:<12} {}\n", k, v, sim::parameter_unit(k));
+}
+
+void do_sim(const sim_args& a) {
+  if (a.list_configs) return list_configs(a);
+  if (a.bench) {
+    const sim::sim_config c = configure(a);
+    const auto results = bench::run_sim_bench(c, a.bench_opts, !a.quiet && !a.json);
+    const nlohmann::json j = {{"config", c.name}, {"results", bench::to_json(results)}};
+    if (!a.out.empty()) std::ofstream(a.out) << j.dump(2) << "\n";
+    if (a.json) fmt::print("{}\n", j.dump(2));
+    else fmt::print("configuration {}\n{}", c.name, bench::to_table(results));
+    return;
+  }
+  if (a.workload.empty())
+    throw config_error("gpmx sim: name a workload (gpmx list), or use --list-configs or --bench");
+  apps::workload& w = apps::find_workload(a.workload);
+  apps::params given = a.full_size ? apps::params{} : w.small_params();
+  for (const std::string& t : a.param_texts) apps::parse_param(t, given);
+  const apps::params p = apps::resolve_params(w, given);
+  const apps::style s = apps::parse_style(a.style);
+  const sim::sim_config c = configure(a);
+  const std::filesystem::path dir = std::filesystem::path(a.data) / a.workload;
+  const auto lock = apps::lock_workload_directory(dir, true);
+
+  sim::gpu_model gpu(c);
+  std::optional<apps::run_report> rep;
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    const pm::deterministic_pool_identity identity(a.seed);
+    cpu::executor ex({.policy = cpu::schedule::timed, .seed = a.seed, .timing = &gpu});
+    progress_bar bar(fmt::format("sim {}", a.workload), !a.quiet && !a.json);
+    rep = w.run({ex, dir, pm::durability::none, [&bar](double f) { bar.update(f); }}, p, s);
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // Verified on the cpu schedule: checking is not part of the simulated run.
+  cpu::executor check_ex;
+  const apps::verify_report v = w.verify({check_ex, dir});
+
+  sim::run_summary sum{a.workload, std::string(apps::to_string(s)), p, wall, v.ok, v.detail};
+  const nlohmann::json j = sim::report_json(gpu, sum);
+  if (!a.out.empty()) std::ofstream(a.out) << j.dump(2) << "\n";
+  if (a.json) fmt::print("{}\n", j.dump(2));
+  else fmt::print("{}", sim::report_table(gpu, sum));
+  if (!v.ok) throw exit_request{exit_check_failed};
+}
+
+}  // namespace
+
+void register_sim(CLI::App& app) {
+  auto a = std::make_shared<sim_args>();
+  auto* sub = app.add_subcommand("sim", "Run a workload in the timed mode on a simulated GPU (docs/sim.md)");
+  sub->add_option("workload", a->workload, "workload name (see gpmx list)");
+  sub->add_option("-p,--param", a->param_texts, "NAME=VALUE, repeatable (applied over the test sizes)");
+  sub->add_flag("--full-size", a->full_size, "start from the default sizes instead of the test sizes");
+  sub->add_option("--style", a->style, "persist ordering: epoch or sbrp")->capture_default_str();
+  sub->add_option("--config", a->config, "named configuration (--list-configs)")->capture_default_str();
+  sub->add_option("--set", a->sets, "KEY=VALUE: change one parameter of the configuration, repeatable");
+  sub->add_option("--seed", a->seed, "seed of the pools' identities (the timed schedule makes no random "
+                                     "choice)")->capture_default_str();
+  sub->add_option("--data", a->data, "directory for the workload's files (DATA/W)")->capture_default_str();
+  sub->add_option("--out", a->out, "also write the JSON report to this file");
+  sub->add_flag("--json", a->json, "print JSON instead of a table");
+  sub->add_flag("--quiet", a->quiet, "no progress bar");
+  sub->add_flag("--list-configs", a->list_configs, "list the named configurations and every parameter");
+  sub->add_flag("--bench", a->bench, "time the simulator on a memory-bound and a compute-bound kernel");
+  sub->add_option("--bench-warps", a->bench_opts.warps, "--bench: warps of each kernel")->capture_default_str();
+  sub->add_option("--bench-iterations", a->bench_opts.iterations, "--bench: loads (or work blocks) per thread")
+      ->capture_default_str();
+  sub->add_option("--repeat", a->bench_opts.repeat, "--bench: runs per kernel (median reported)")
+      ->capture_default_str();
+  sub->callback([a] { do_sim(*a); });
+}
+
+}  // namespace gpmx::cli
