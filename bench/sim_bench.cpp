@@ -9,23 +9,12 @@
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/exec/mem_view.hpp"
 #include "gpmx/sim/gpu_model.hpp"
+#include "kernels/sim_kernels.hpp"
 
 namespace gpmx::bench {
 namespace {
 
-// Each thread reads `iterations` elements, consecutive threads consecutive
-// elements, nothing read twice: every warp load is one coalesced line that
-// misses both caches.
-struct stream_sum {
-  void operator()(auto& t, global_span<const std::uint32_t> in, std::uint32_t iterations,
-                  global_span<std::uint32_t> out) const {
-    auto a = in.bind(t);
-    const std::uint64_t stride = t.global_count();
-    std::uint32_t sum = 0;
-    for (std::uint32_t i = 0; i < iterations; ++i) sum += a[i * stride + t.global_id()];
-    out.bind(t)[t.global_id()] = sum;
-  }
-};
+using sim_kernels::stream_sum;
 
 // Each thread declares `iterations` blocks of 64 instructions and stores once.
 struct compute_blocks {

@@ -201,6 +201,25 @@ picos memory_system::l2_allocate(partition_state& p, std::uint32_t partition, st
   return device_write(victim.tag, partition, bytes_of(victim.dirty_mask), t);
 }
 
+// Looks the sectors `mask` of a line up in `cache` as of `at`, counts the
+// sector hits and misses and, when nothing is missing, the hit (or the
+// pending hit, merged with a fill still on its way). Returns the missing
+// sectors; `ready` is when the present ones are there (at least `at`).
+static std::uint32_t counted_lookup(sectored_cache& cache, std::uint64_t line, std::uint32_t mask,
+                                    cache_counters& c, picos at, picos& ready) {
+  const cache_line* l = cache.find(line);
+  const std::uint32_t hit = cache.lookup(line, mask);
+  const std::uint32_t miss = mask & ~hit;
+  c.sector_hits += unsigned(std::popcount(hit));
+  c.sector_misses += unsigned(std::popcount(miss));
+  ready = hit ? std::max(at, l->ready) : at;
+  if (!miss) {
+    if (l->ready > at) ++c.pending_hits;
+    else ++c.hits;
+  }
+  return miss;
+}
+
 picos memory_system::read_from_l2(sm_state& s, std::uint64_t line, std::uint32_t mask, unsigned space, op_class op,
                                   picos t) {
   const std::uint32_t bytes = bytes_of(mask);
@@ -210,18 +229,9 @@ picos memory_system::read_from_l2(sm_state& s, std::uint64_t line, std::uint32_t
   const picos looked_up = p.bank.serve(at_l2, bytes);
   stats_.l2_to_l1_bytes += bytes;
   cache_counters& c = stats_.l2[space][unsigned(op)];
-  const cache_line* l = p.l2.find(line);
-  const std::uint32_t hit = p.l2.lookup(line, mask);
-  const std::uint32_t miss = mask & ~hit;
-  c.sector_hits += unsigned(std::popcount(hit));
-  c.sector_misses += unsigned(std::popcount(miss));
   picos data = looked_up;
-  if (hit) data = std::max(data, l->ready);
-  if (!miss) {
-    if (l->ready > looked_up) ++c.pending_hits;
-    else ++c.hits;
-    return data + icnt_latency_;
-  }
+  const std::uint32_t miss = counted_lookup(p.l2, line, mask, c, looked_up, data);
+  if (!miss) return data + icnt_latency_;
   ++c.misses;
   const picos fetched = device_read(space, pi, bytes_of(miss), looked_up);
   data = std::max(data, fetched);
@@ -257,25 +267,16 @@ memory_system::write_result memory_system::write_to_l2(sm_state& s, std::uint64_
 picos memory_system::load_line(sm_state& s, const line_request& lr, unsigned space, picos t) {
   const picos t1 = l1_pipeline(s, t);
   cache_counters& c = stats_.l1[space][unsigned(op_class::load)];
-  const cache_line* l = s.l1.find(lr.line_addr);
-  const std::uint32_t hit = s.l1.lookup(lr.line_addr, lr.sector_mask);
-  const std::uint32_t miss = lr.sector_mask & ~hit;
-  c.sector_hits += unsigned(std::popcount(hit));
-  c.sector_misses += unsigned(std::popcount(miss));
+  const bool was_present = s.l1.find(lr.line_addr) != nullptr;
   picos done = t1;
-  if (hit) done = std::max(done, l->ready);
-  if (!miss) {
-    if (l->ready > t1) ++c.pending_hits;  // merged with the miss in flight
-    else ++c.hits;
-    return done;
-  }
+  const std::uint32_t miss = counted_lookup(s.l1, lr.line_addr, lr.sector_mask, c, t1, done);
+  if (!miss) return done;  // a hit, or merged with the miss in flight
   ++c.misses;
   const picos start = mshr_acquire(s, t1);
   const picos back = read_from_l2(s, lr.line_addr, miss, space, op_class::load, start);
   mshr_release_at(s, back);
   done = std::max(done, back);
   evicted_line victim;
-  const bool was_present = l != nullptr;
   cache_line& filled = s.l1.fill(lr.line_addr, miss, std::uint8_t(space), victim);
   filled.ready = was_present ? std::max(filled.ready, back) : back;
   if (victim.valid && victim.dirty_mask) {
@@ -342,17 +343,9 @@ picos memory_system::atomic_line(sm_state& s, const line_request& lr, unsigned s
   // atomics to one line (and to one bank) are serialized.
   const picos executed = p.bank.occupy(at_l2, bytes, p.bank.transfer_picos(bytes) + cycles(std::uint64_t(passes) * cfg_.l2.atomic_cycles));
   cache_counters& c = stats_.l2[space][unsigned(op_class::atomic)];
-  const cache_line* l = p.l2.find(lr.line_addr);
-  const std::uint32_t hit = p.l2.lookup(lr.line_addr, lr.sector_mask);
-  const std::uint32_t miss = lr.sector_mask & ~hit;
-  c.sector_hits += unsigned(std::popcount(hit));
-  c.sector_misses += unsigned(std::popcount(miss));
   picos data = executed;
-  if (hit) data = std::max(data, l->ready);
-  if (!miss) {
-    if (l->ready > executed) ++c.pending_hits;
-    else ++c.hits;
-  } else {
+  const std::uint32_t miss = counted_lookup(p.l2, lr.line_addr, lr.sector_mask, c, executed, data);
+  if (miss) {
     ++c.misses;
     data = std::max(data, device_read(space, pi, bytes_of(miss), executed));
   }

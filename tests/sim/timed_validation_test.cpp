@@ -15,6 +15,7 @@
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/exec/mem_view.hpp"
 #include "gpmx/sim/gpu_model.hpp"
+#include "kernels/sim_kernels.hpp"
 #include "sim/sim_test_util.hpp"
 
 namespace {
@@ -42,18 +43,7 @@ class page_buffer {
   T* p_;
 };
 
-// Each thread reads `iterations` words; consecutive threads read
-// consecutive words and nothing is read twice.
-struct stream_loads {
-  void operator()(auto& t, global_span<const std::uint32_t> in, std::uint32_t iterations,
-                  global_span<std::uint32_t> out) const {
-    auto a = in.bind(t);
-    const std::uint64_t stride = t.global_count();
-    std::uint32_t sum = 0;
-    for (std::uint32_t i = 0; i < iterations; ++i) sum += a[i * stride + t.global_id()];
-    out.bind(t)[t.global_id()] = sum;
-  }
-};
+using sim_kernels::stream_sum;
 
 // One thread follows a chain of `hops` dependent loads: each load's address
 // comes from the one before, so the time per hop is the load's latency.
@@ -128,7 +118,7 @@ TEST(TimedValidation, StreamingLoadsReachTheGddrBandwidth) {
   const std::uint32_t block = 1024, blocks = c.sm.count, iterations = 48;
   const std::uint64_t threads = std::uint64_t(block) * blocks;
   page_buffer<std::uint32_t> in(threads * iterations, 1), out(threads);
-  ex.launch({dim3(blocks), dim3(block), 0, "stream"}, stream_loads{},
+  ex.launch({dim3(blocks), dim3(block), 0, "stream"}, stream_sum{},
             global_span<const std::uint32_t>(in.data(), in.size()), iterations,
             global_span<std::uint32_t>(out.data(), out.size()));
   EXPECT_EQ(out[5], iterations);
