@@ -2,9 +2,12 @@
 // Helpers of the memory-system tests: requests, closed-loop drivers, and
 // the latencies a lone request should see, derived from the configuration
 // the way docs/sim-memory.md states them (not from the model's code).
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <iostream>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -59,6 +62,14 @@ inline double pm_near_ps(const sim_config& c, double bytes) {
 inline double pm_far_ps(const sim_config& c, double bytes) {
   return l2_hit_ps(c, bytes) + c.pcie.latency_ns * 1000 + transfer_ps(bytes, c.nvm.read_gbs) +
          c.nvm.latency_ns * 1000 + transfer_ps(bytes, c.pcie.bandwidth_gbs) + c.pcie.latency_ns * 1000;
+}
+
+// Prints the measurement beside what the configuration says (the figures
+// docs/sim.md quotes) and requires them within the 5%.
+inline void report_within_5_percent(double measured, double expected, const char* what) {
+  std::cout << what << ": measured " << measured << ", expected " << expected << " (" << measured / expected
+            << "x)\n";
+  EXPECT_NEAR(measured, expected, 0.05 * expected) << what;
 }
 
 struct stream_result {

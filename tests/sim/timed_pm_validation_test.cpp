@@ -87,20 +87,14 @@ double chase_picos(const sim::sim_config& c, std::uint32_t warps, std::uint32_t 
   return s.launch_picos() / hops;
 }
 
-void expect_within_5_percent(double measured, double expected, const char* what) {
-  std::cout << what << ": measured " << measured << ", expected " << expected << " (" << measured / expected
-            << "x)\n";
-  EXPECT_NEAR(measured, expected, 0.05 * expected) << what;
-}
-
 TEST(TimedPmValidation, AColdChaseThroughNearPmMeasuresTheNvmLatency) {
   const sim::sim_config c = sim::named_config("sbrp-table1-near");
-  expect_within_5_percent(chase_picos(c, 1, 2000), sim::testing::pm_near_ps(c, c.l1.sector), "PM-near chase, ps");
+  sim::testing::report_within_5_percent(chase_picos(c, 1, 2000), sim::testing::pm_near_ps(c, c.l1.sector), "PM-near chase, ps");
 }
 
 TEST(TimedPmValidation, AColdChaseThroughFarPmMeasuresPcieAndNvm) {
   const sim::sim_config c = sim::named_config("sbrp-table1");
-  expect_within_5_percent(chase_picos(c, 1, 2000), sim::testing::pm_far_ps(c, c.l1.sector), "PM-far chase, ps");
+  sim::testing::report_within_5_percent(chase_picos(c, 1, 2000), sim::testing::pm_far_ps(c, c.l1.sector), "PM-far chase, ps");
 }
 
 // Little's law: K warps each with one load in flight deliver K loads per
@@ -112,7 +106,7 @@ TEST(TimedPmValidation, OutstandingLoadsFollowLittlesLaw) {
   for (std::uint32_t k : {1u, 2u, 4u, 8u, 16u}) {
     const double per_hop = chase_picos(c, k, 500);  // K loads complete per hop time
     const double loads_per_ns = k / per_hop * 1000.0;
-    expect_within_5_percent(loads_per_ns, k / latency * 1000.0, "loads per ns");
+    sim::testing::report_within_5_percent(loads_per_ns, k / latency * 1000.0, "loads per ns");
   }
 }
 
@@ -128,8 +122,8 @@ double stream_read_gbs(const sim::sim_config& c) {
 
 TEST(TimedPmValidation, StreamingPmReadsReachTheNvmBandwidthNearAndThePcieBandwidthFar) {
   const sim::sim_config near = sim::named_config("sbrp-table1-near"), far = sim::named_config("sbrp-table1");
-  expect_within_5_percent(stream_read_gbs(near), near.nvm.read_gbs, "PM-near stream, GB/s");
-  expect_within_5_percent(stream_read_gbs(far), far.pcie.bandwidth_gbs, "PM-far stream, GB/s");
+  sim::testing::report_within_5_percent(stream_read_gbs(near), near.nvm.read_gbs, "PM-near stream, GB/s");
+  sim::testing::report_within_5_percent(stream_read_gbs(far), far.pcie.bandwidth_gbs, "PM-far stream, GB/s");
 }
 
 TEST(TimedPmValidation, StreamingPmWritesReachTheNvmWriteBandwidth) {
@@ -146,7 +140,7 @@ TEST(TimedPmValidation, StreamingPmWritesReachTheNvmWriteBandwidth) {
   std::size_t n = 0;
   for (std::size_t i = buckets.size() / 2; i < buckets.size() * 7 / 8; ++i, ++n) bytes += buckets[i];
   const double ns = double(n) * c.stats.bucket_ns;
-  expect_within_5_percent(double(bytes) / ns, c.nvm.write_gbs, "PM-near write stream (steady state), GB/s");
+  sim::testing::report_within_5_percent(double(bytes) / ns, c.nvm.write_gbs, "PM-near write stream (steady state), GB/s");
 }
 
 }  // namespace

@@ -87,28 +87,22 @@ chase_result chase(const sim::sim_config& c, std::uint64_t elements, std::uint64
   return {double(l.end - l.start) / hops, gpu.memory().stats()};
 }
 
-void expect_within_5_percent(double measured, double expected, const char* what) {
-  std::cout << what << ": measured " << measured << ", expected " << expected << " (" << measured / expected
-            << "x)\n";
-  EXPECT_NEAR(measured, expected, 0.05 * expected) << what;
-}
-
 TEST(TimedValidation, AChaseThatFitsInTheL1MeasuresTheL1Latency) {
   const sim::sim_config c = sim::named_config("sbrp-table1");
   const chase_result r = chase(c, 256, 16, true);  // 256 lines of 128 bytes: 32 KiB
-  expect_within_5_percent(r.picos_per_hop, sim::testing::l1_hit_ps(c), "L1 chase, ps");
+  sim::testing::report_within_5_percent(r.picos_per_hop, sim::testing::l1_hit_ps(c), "L1 chase, ps");
 }
 
 TEST(TimedValidation, AChaseThatFitsInTheL2MeasuresTheL2Latency) {
   const sim::sim_config c = sim::named_config("sbrp-table1");
   const chase_result r = chase(c, 4096, 16, true);  // 512 KiB: past the L1, inside the L2
-  expect_within_5_percent(r.picos_per_hop, sim::testing::l2_hit_ps(c, c.l1.sector), "L2 chase, ps");
+  sim::testing::report_within_5_percent(r.picos_per_hop, sim::testing::l2_hit_ps(c, c.l1.sector), "L2 chase, ps");
 }
 
 TEST(TimedValidation, AColdChaseMeasuresTheGddrLatency) {
   const sim::sim_config c = sim::named_config("sbrp-table1");
   const chase_result r = chase(c, 4096, 16, false);
-  expect_within_5_percent(r.picos_per_hop, sim::testing::gddr_ps(c, c.l1.sector), "GDDR chase, ps");
+  sim::testing::report_within_5_percent(r.picos_per_hop, sim::testing::gddr_ps(c, c.l1.sector), "GDDR chase, ps");
 }
 
 TEST(TimedValidation, StreamingLoadsReachTheGddrBandwidth) {
@@ -126,7 +120,7 @@ TEST(TimedValidation, StreamingLoadsReachTheGddrBandwidth) {
   const double bytes = double(gpu.memory().stats().gddr_read_bytes);
   EXPECT_EQ(bytes, double(in.size() * sizeof(std::uint32_t)));
   const double gbs = bytes / (double(l.end - l.start) / 1e12) / 1e9;
-  expect_within_5_percent(gbs, c.gddr.bandwidth_gbs, "GDDR stream, GB/s");
+  sim::testing::report_within_5_percent(gbs, c.gddr.bandwidth_gbs, "GDDR stream, GB/s");
 }
 
 // Lane i reads word i * stride_words.
