@@ -36,9 +36,11 @@ std::uint32_t thread_ctx::activemask() {
 
 void thread_ctx::spin_yield() {
   if (b_->timed) {
-    // Another try of the condition costs what reading its last atomic does.
-    timed_stop(timed_op{timed_kind::spin, mem_space::global, scope::device, std::uint8_t(atomic_op::load),
-                        spin_probe_bytes_, spin_probe_, 0, "spin_wait", 0});
+    // Another try of the condition costs what its last read costs: an
+    // atomic load (sub = atomic_op::load) or a load through a view (none).
+    timed_stop(timed_op{timed_kind::spin, spin_probe_space_, scope::device,
+                        std::uint8_t(spin_probe_atomic_ ? atomic_op::load : atomic_op::none), spin_probe_bytes_,
+                        spin_probe_, 0, "spin_wait", 0});
     return;
   }
   prepare_to_wait();
@@ -47,7 +49,12 @@ void thread_ctx::spin_yield() {
 
 void thread_ctx::deterministic_yield(const timed_op& op) {
   if (in_spin_) {
-    if (op.kind == timed_kind::atomic) spin_probe_ = op.addr, spin_probe_bytes_ = op.bytes;
+    if (op.kind == timed_kind::atomic || op.kind == timed_kind::load) {
+      spin_probe_ = op.addr;
+      spin_probe_bytes_ = op.bytes;
+      spin_probe_space_ = op.space;
+      spin_probe_atomic_ = op.kind == timed_kind::atomic;
+    }
     return;
   }
   if (b_->timed) return timed_stop(op);

@@ -109,8 +109,13 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
       if (space != mem_space::shared) writes_of(in) = std::max(writes_of(in), t.done);
       return {next, next, stall_reason::compute};
     }
-    case timed_kind::atomic:
     case timed_kind::spin:
+      if (op.addr && op.sub == std::uint8_t(atomic_op::none)) {  // the condition read through a view
+        const request_timing t = mem_.access(request(in, op.space, access_kind::load), now);
+        return {std::max(t.done, next), next, stall_reason::memory};
+      }
+      [[fallthrough]];
+    case timed_kind::atomic:
     case timed_kind::flag_acquire:
     case timed_kind::flag_release: {
       if (!op.addr) return {next, next, stall_reason::compute};  // a spin that read nothing atomically

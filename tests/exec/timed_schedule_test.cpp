@@ -25,6 +25,8 @@ class fixed_latency_model final : public timing_model {
     vtime at;
     std::uint32_t sm, block, warp, lanes;
     timed_kind kind;
+    const void* addr;
+    std::uint8_t sub;
   };
   explicit fixed_latency_model(timed_machine m, vtime load_cycles = 100) : m_(m), load_(load_cycles) {
     m_.cycle = cycle;
@@ -32,7 +34,7 @@ class fixed_latency_model final : public timing_model {
   timed_machine machine() const override { return m_; }
   issue_result issue(const warp_instruction& in, vtime now) override {
     const timed_op& op = in.ops[std::countr_zero(in.lanes)];
-    log.push_back({now, in.sm, std::uint32_t(in.block), in.warp, in.lanes, op.kind});
+    log.push_back({now, in.sm, std::uint32_t(in.block), in.warp, in.lanes, op.kind, op.addr, op.sub});
     const bool memory = op.kind == timed_kind::load || op.kind == timed_kind::atomic || op.kind == timed_kind::spin;
     EXPECT_EQ(op.work, 0u) << "declared work is issued before the operation";
     return {now + (memory ? load_ * cycle : cycle), now + cycle,
@@ -368,5 +370,41 @@ TEST(TimedSchedule, BlocksWithNothingToTimeEndWhenStaged) {
   for (std::uint32_t v : out) EXPECT_EQ(v, 7u);
   EXPECT_TRUE(model.log.empty());
   EXPECT_EQ(model.activity[0].blocks + model.activity[1].blocks, 8u);
+}
+}  // namespace
+
+namespace {
+// The consumer polls a flag through a view, not an atomic: each further try
+// of the condition is a load of that word.
+struct view_flag_handoff {
+  void operator()(auto& t, global_span<std::uint32_t> flag, global_span<std::uint32_t> out) const {
+    if (t.thread_rank() != 0) return;
+    auto f = flag.bind(t);
+    if (t.block_rank() == 1) {
+      t.work(500);
+      f[0] = 1;
+    } else {
+      t.spin_wait([&] { return f[0] == 1u; });
+      out.bind(t)[0] = 42;
+    }
+  }
+};
+
+TEST(TimedSchedule, ASpinOnAViewLoadRetriesThatLoad) {
+  fixed_latency_model model(small_machine(2));
+  auto ex = timed_executor(model);
+  std::uint32_t flag = 0;
+  std::vector<std::uint32_t> out(1);
+  ex.launch({.grid = 2, .block = 32}, view_flag_handoff{}, global_span<std::uint32_t>(&flag, 1),
+            global_span<std::uint32_t>(out.data(), 1));
+  EXPECT_EQ(out[0], 42u);
+  std::size_t spins = 0;
+  for (const auto& e : model.log)
+    if (e.kind == timed_kind::spin) {
+      ++spins;
+      EXPECT_EQ(e.addr, &flag);
+      EXPECT_EQ(e.sub, std::uint8_t(atomic_op::none));
+    }
+  EXPECT_GT(spins, 0u);
 }
 }  // namespace

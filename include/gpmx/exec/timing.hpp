@@ -33,7 +33,8 @@ enum class timed_kind : std::uint8_t {
   persist_range,    // a range persist of `bytes` at `addr`
   barrier,          // arrival at the block barrier
   warp_collective,  // a shuffle, vote or syncwarp (sub: warp_op)
-  spin,             // another try of a spin_wait condition (addr: the last word it read atomically)
+  spin,             // another try of a spin_wait condition (addr, space: its last read; sub: atomic_op::load
+                    // if that was an atomic load, atomic_op::none if a load through a view)
   activemask,       // activemask()
 };
 inline constexpr unsigned timed_kind_count = 12;

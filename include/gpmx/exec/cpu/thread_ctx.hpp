@@ -479,10 +479,12 @@ class thread_ctx {
   bool one_d_;
   bool in_spin_ = false;
   std::uint32_t work_ = 0;  // work() since the last timed stop
-  // The last atomic a spin_wait condition made (timed schedule: what each
-  // further try of the condition reads).
+  // The last atomic or view load a spin_wait condition made (timed
+  // schedule: what each further try of the condition reads).
   const void* spin_probe_ = nullptr;
   std::uint32_t spin_probe_bytes_ = 0;
+  mem_space spin_probe_space_ = mem_space::global;
+  bool spin_probe_atomic_ = false;
   std::vector<pm_line>* pm_lines_;  // stored, not yet persisted
   observer* obs_;                   // null unless the launch is observed
   std::uint8_t observed_;           // space_bit of each space obs_ wants
