@@ -64,10 +64,11 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
     state_.warp_live.back() = (1u << (state_.nthreads % warp_size)) - 1u;
   // A block that finished leaves its warp slots clean; only a cancelled one
   // (or a different block size) needs them reset.
-  if (warps_.size() != nwarps || warps_dirty_ || timed) {
+  if (warps_.size() != nwarps || warps_dirty_) {
     warps_.assign(nwarps, warp_slot{});
     warps_dirty_ = false;
   }
+  if (timed) timed_.assign(nwarps, timed_slot{});
 
   // One arena per block: static __shared__ arrays first, then dynamic.
   const std::size_t static_bytes = L.options->limits.static_shared_bytes;
@@ -303,11 +304,11 @@ void block_scheduler::maybe_yield(thread_ctx& t) {
 
 void block_scheduler::timed_park(thread_ctx& t, const timed_op& op) {
   const std::uint32_t w = t.warp_id(), lane = t.lane_id();
-  warp_slot& slot = warps_[w];
-  slot.timed_lanes |= 1u << lane;
-  slot.timed_fiber[lane] = &t.fiber();
-  slot.timed_ops[lane] = op;
-  slot.timed_seq[lane] = slot.next_seq++;
+  timed_slot& slot = timed_[w];
+  slot.lanes |= 1u << lane;
+  slot.fiber[lane] = &t.fiber();
+  slot.ops[lane] = op;
+  slot.seq[lane] = slot.next_seq++;
   if (!slot.touched) {
     slot.touched = true;
     touched_.push_back(w);
@@ -328,10 +329,10 @@ void block_scheduler::stage() {
 }
 
 void block_scheduler::resume_lanes(std::uint32_t w, std::uint32_t lanes) {
-  warp_slot& slot = warps_[w];
-  slot.timed_lanes &= ~lanes;
+  timed_slot& slot = timed_[w];
+  slot.lanes &= ~lanes;
   for (std::uint32_t m = lanes; m != 0; m &= m - 1) {
-    fiber_record* rec = slot.timed_fiber[std::countr_zero(m)];
+    fiber_record* rec = slot.fiber[std::countr_zero(m)];
     run_fiber(rec);
     if (L_->abort.load(std::memory_order_relaxed)) return;
   }

@@ -77,17 +77,17 @@ class block_scheduler {
   void resume_lanes(std::uint32_t w, std::uint32_t lanes);
   std::uint32_t warp_count() const { return std::uint32_t(warps_.size()); }
   std::uint32_t live_lanes(std::uint32_t w) const { return state_.warp_live[w]; }
-  std::uint32_t parked_lanes(std::uint32_t w) const { return warps_[w].timed_lanes; }
-  timed_op* parked_ops(std::uint32_t w) { return warps_[w].timed_ops.data(); }
+  std::uint32_t parked_lanes(std::uint32_t w) const { return timed_[w].lanes; }
+  timed_op* parked_ops(std::uint32_t w) { return timed_[w].ops.data(); }
   // The lane of warp w that stopped first among `lanes` (the oldest stop
   // issues first, so lanes that ran ahead wait and divergent paths meet
   // again at a common operation).
   std::uint32_t oldest_stop(std::uint32_t w, std::uint32_t lanes) const {
-    const warp_slot& slot = warps_[w];
+    const timed_slot& slot = timed_[w];
     std::uint32_t best = std::uint32_t(std::countr_zero(lanes));
     for (std::uint32_t m = lanes & (lanes - 1); m != 0; m &= m - 1) {
       const auto l = std::uint32_t(std::countr_zero(m));
-      if (slot.timed_seq[l] < slot.timed_seq[best]) best = l;
+      if (slot.seq[l] < slot.seq[best]) best = l;
     }
     return best;
   }
@@ -96,7 +96,7 @@ class block_scheduler {
   template <class F>
   void take_touched(F&& f) {
     for (const std::uint32_t w : touched_) {
-      warps_[w].touched = false;
+      timed_[w].touched = false;
       f(w);
     }
     touched_.clear();
@@ -112,12 +112,15 @@ class block_scheduler {
     std::vector<pending_collective> pending;
     std::uint32_t parked = 0;              // lanes suspended, for any reason
     std::uint32_t activemask_waiting = 0;  // lanes suspended in activemask()
-    // Timed schedule: lanes parked at an operation, their fibers and operations.
-    std::uint32_t timed_lanes = 0;
+  };
+  // The timed schedule's per-warp state, apart from warp_slot so that the
+  // other schedules' slots stay small (they are touched at every suspend).
+  struct timed_slot {
+    std::uint32_t lanes = 0;  // parked at an operation
     bool touched = false;
-    std::array<fiber_record*, 32> timed_fiber{};
-    std::array<timed_op, 32> timed_ops{};
-    std::array<std::uint64_t, 32> timed_seq{};  // order in which the lanes stopped
+    std::array<fiber_record*, 32> fiber{};
+    std::array<timed_op, 32> ops{};
+    std::array<std::uint64_t, 32> seq{};  // order in which the lanes stopped
     std::uint64_t next_seq = 0;
   };
   void run_woken();
@@ -157,6 +160,7 @@ class block_scheduler {
   std::uint32_t barrier_true_ = 0;
   std::vector<warp_slot> warps_;
   bool warps_dirty_ = false;  // set by cancel(): slots may hold waiters
+  std::vector<timed_slot> timed_;  // per warp, timed schedule only
   std::vector<std::uint32_t> touched_;
 
   std::uint64_t events_ = 0;  // exits and arrivals: what counts as progress

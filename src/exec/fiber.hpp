@@ -42,6 +42,16 @@ struct fiber_record {
   barrier_result barrier{0, 0};
   dim3 failed_thread{0, 0, 0};  // the thread whose exception ended the fiber
 
+  // Timed schedule, for the thread on this fiber (kept here, not in the
+  // thread context, which the fast path wants small enough for registers):
+  // instructions declared with work() since its last stop, and the last
+  // atomic or view load of a spin_wait condition (what a further try reads).
+  std::uint32_t work = 0;
+  const void* spin_probe = nullptr;
+  std::uint32_t spin_probe_bytes = 0;
+  mem_space spin_probe_space = mem_space::global;
+  bool spin_probe_atomic = false;
+
   // Sanitizer bookkeeping.
   const void* stack_bottom = nullptr;
   std::size_t stack_size = 0;

@@ -38,9 +38,10 @@ void thread_ctx::spin_yield() {
   if (b_->timed) {
     // Another try of the condition costs what its last read costs: an
     // atomic load (sub = atomic_op::load) or a load through a view (none).
-    timed_stop(timed_op{timed_kind::spin, spin_probe_space_, scope::device,
-                        std::uint8_t(spin_probe_atomic_ ? atomic_op::load : atomic_op::none), spin_probe_bytes_,
-                        spin_probe_, 0, "spin_wait", 0});
+    const detail::fiber_record& f = *fiber_;
+    timed_stop(timed_op{timed_kind::spin, f.spin_probe_space, scope::device,
+                        std::uint8_t(f.spin_probe_atomic ? atomic_op::load : atomic_op::none), f.spin_probe_bytes,
+                        f.spin_probe, 0, "spin_wait", 0});
     return;
   }
   prepare_to_wait();
@@ -50,10 +51,11 @@ void thread_ctx::spin_yield() {
 void thread_ctx::deterministic_yield(const timed_op& op) {
   if (in_spin_) {
     if (op.kind == timed_kind::atomic || op.kind == timed_kind::load) {
-      spin_probe_ = op.addr;
-      spin_probe_bytes_ = op.bytes;
-      spin_probe_space_ = op.space;
-      spin_probe_atomic_ = op.kind == timed_kind::atomic;
+      detail::fiber_record& f = *fiber_;
+      f.spin_probe = op.addr;
+      f.spin_probe_bytes = op.bytes;
+      f.spin_probe_space = op.space;
+      f.spin_probe_atomic = op.kind == timed_kind::atomic;
     }
     return;
   }
@@ -62,9 +64,12 @@ void thread_ctx::deterministic_yield(const timed_op& op) {
   b_->scheduler->maybe_yield(*this);
 }
 
+void thread_ctx::work(std::uint32_t instructions) { fiber_->work += instructions; }
+void thread_ctx::thread_ended() { fiber_->work = 0; }
+
 void thread_ctx::timed_stop(timed_op op) {
-  op.work = work_;
-  work_ = 0;
+  op.work = fiber_->work;
+  fiber_->work = 0;
   prepare_to_wait();
   b_->scheduler->timed_park(*this, op);
 }

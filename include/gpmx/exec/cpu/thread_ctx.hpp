@@ -253,7 +253,7 @@ class thread_ctx {
   // Declares that the thread executes `instructions` more instructions
   // before its next memory, ordering or synchronization operation; the
   // timed schedule charges them as issue cycles. Free elsewhere.
-  void work(std::uint32_t instructions) { work_ += instructions; }
+  void work(std::uint32_t instructions);
 
   // --- persistent memory (see docs/persistency-models.md) ---
   // PM views and logs call this for every store, right after it (through
@@ -446,6 +446,9 @@ class thread_ctx {
   detail::barrier_result barrier(std::uint32_t pred, const source_loc& loc);
   std::uint64_t warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg, int width);
   void spin_yield();
+  // Observed launches: work() the thread declared after its last operation
+  // is not carried to the next thread on the same fiber.
+  void thread_ended();
   void deterministic_yield(const timed_op& op);
   void timed_stop(timed_op op);
 
@@ -478,13 +481,6 @@ class thread_ctx {
   std::uint64_t block_base_;
   bool one_d_;
   bool in_spin_ = false;
-  std::uint32_t work_ = 0;  // work() since the last timed stop
-  // The last atomic or view load a spin_wait condition made (timed
-  // schedule: what each further try of the condition reads).
-  const void* spin_probe_ = nullptr;
-  std::uint32_t spin_probe_bytes_ = 0;
-  mem_space spin_probe_space_ = mem_space::global;
-  bool spin_probe_atomic_ = false;
   std::vector<pm_line>* pm_lines_;  // stored, not yet persisted
   observer* obs_;                   // null unless the launch is observed
   std::uint8_t observed_;           // space_bit of each space obs_ wants
