@@ -65,7 +65,7 @@ void thread_ctx::deterministic_yield(const timed_op& op) {
 }
 
 void thread_ctx::work(std::uint32_t instructions) { fiber_->work += instructions; }
-void thread_ctx::thread_ended() { fiber_->work = 0; }
+void thread_ctx::discard_work() { fiber_->work = 0; }
 
 void thread_ctx::timed_stop(timed_op op) {
   op.work = fiber_->work;

@@ -107,13 +107,10 @@ void timed_engine::start_block(launch_state& L, std::uint64_t linear, std::uint3
   b->sched = acquire();
   b->linear = linear;
   b->sm = sm;
-  b->threads = threads_per_block_;
-  b->registers = registers_per_block_;
-  b->shared = shared_per_block_;
-  sm_rec& s = sms_[sm];
-  s.threads += b->threads;
-  s.registers += b->registers;
-  s.shared += b->shared;
+  sm_rec& s = sms_[sm];  // every block of a launch needs the same resources
+  s.threads += threads_per_block_;
+  s.registers += registers_per_block_;
+  s.shared += shared_per_block_;
   ++s.blocks;
   ++activity_[sm].blocks;
 
@@ -158,15 +155,14 @@ void timed_engine::finish_block(block_rec* b, vtime at) {
       if (r.waiting) --waiting_warps_;
       if (r.spin_epoch == epoch_ && spinners_ > 0) --spinners_;
     }
-    if (r.block == nullptr) continue;
     unit_rec& u = units_[r.unit];
     std::erase(u.warps, &r);
     if (u.last == &r) u.last = nullptr;
   }
   sm_rec& s = sms_[b->sm];
-  s.threads -= b->threads;
-  s.registers -= b->registers;
-  s.shared -= b->shared;
+  s.threads -= threads_per_block_;
+  s.registers -= registers_per_block_;
+  s.shared -= shared_per_block_;
   --s.blocks;
   model_->block_finished(b->linear, b->sm, at);
   spare_.push_back(b->sched);

@@ -41,8 +41,6 @@ class timed_engine {
     block_scheduler* sched = nullptr;
     std::uint64_t linear = 0;
     std::uint32_t sm = 0;
-    std::uint32_t threads = 0, registers = 0;
-    std::uint64_t shared = 0;
     std::vector<warp_rec> warps;
     std::uint32_t warps_left = 0;
   };
@@ -66,7 +64,6 @@ class timed_engine {
   vtime unit_next(const unit_rec& u) const;
   warp_rec* select(unit_rec& u, vtime at);
   void issue(launch_state& L, warp_rec& w, std::uint32_t unit, vtime at);
-  void refresh(block_rec& b, warp_rec* issued, vtime at);
   void push(std::uint32_t unit);
   [[noreturn]] void throw_deadlock(launch_state& L, const char* why) const;
   block_scheduler* acquire();
@@ -95,7 +92,6 @@ class timed_engine {
   std::uint64_t epoch_ = 0;
   std::uint32_t spinners_ = 0;  // warps whose spin_epoch == epoch_
   std::uint32_t live_warps_ = 0, waiting_warps_ = 0;
-  std::vector<timed_op> ops_scratch_;
 };
 
 }  // namespace gpmx::cpu::detail

@@ -446,9 +446,12 @@ class thread_ctx {
   detail::barrier_result barrier(std::uint32_t pred, const source_loc& loc);
   std::uint64_t warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg, int width);
   void spin_yield();
-  // Observed launches: work() the thread declared after its last operation
-  // is not carried to the next thread on the same fiber.
-  void thread_ended();
+  // Timed schedule: work() the thread declared after its last operation is
+  // not carried to the next thread on the same fiber. One test elsewhere.
+  void thread_ended() {
+    if (b_->timed) discard_work();
+  }
+  void discard_work();
   void deterministic_yield(const timed_op& op);
   void timed_stop(timed_op op);
 
