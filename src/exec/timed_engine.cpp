@@ -74,7 +74,8 @@ void timed_engine::begin(launch_state& L) {
   nblocks_ = L.nblocks;
   rr_sm_ = 0;
   epoch_ = 0;
-  spinners_ = live_warps_ = waiting_warps_ = 0;
+  spinners_ = live_warps_ = waiting_warps_ = held_warps_ = 0;
+  launch_ = &L;
   model_->launch_begin(cfg.name, cfg.grid, cfg.block, now_);
 }
 
@@ -249,14 +250,45 @@ void timed_engine::issue(launch_state& L, warp_rec& w, std::uint32_t unit, vtime
   act.busy += slot_free - at;
   u.free_at = slot_free;
   u.last = &w;
-  const vtime ready = std::max(r.ready, at + m_.cycle);
-  end_ = std::max({end_, ready, slot_free});
+  end_ = std::max(end_, slot_free);
+  if (r.ready == vtime_never) {  // the model holds it: performed when woken
+    w.held = true;
+    w.held_kind = lead.kind;
+    w.held_group = group;
+    w.ready = vtime_never;
+    w.why = r.waits_on == stall_reason::none ? stall_reason::ordering : r.waits_on;
+    ++held_warps_;
+    push(unit);
+    return;
+  }
+  w.why = r.waits_on == stall_reason::none ? stall_reason::compute : r.waits_on;
+  perform(L, w, group, lead.kind, at, std::max(r.ready, at + m_.cycle));
+}
+
+void timed_engine::wake(std::uint64_t block, std::uint32_t warp, vtime at) {
+  const auto it = std::find_if(resident_.begin(), resident_.end(),
+                               [&](const auto& b) { return b->linear == block; });
+  if (it == resident_.end() || warp >= (*it)->warps.size() || !(*it)->warps[warp].held)
+    throw std::logic_error(fmt::format("timed schedule: the timing model woke warp {} of block {}, which it "
+                                       "does not hold", warp, block));
+  warp_rec& w = (*it)->warps[warp];
+  w.held = false;
+  --held_warps_;
+  perform(*launch_, w, w.held_group, w.held_kind, at, at + m_.cycle);
+}
+
+void timed_engine::perform(launch_state& L, warp_rec& w, std::uint32_t group, timed_kind kind, vtime at,
+                           vtime ready) {
+  block_rec& b = *w.block;
+  block_scheduler& bs = *b.sched;
+  timed_op* ops = bs.parked_ops(w.warp);
+  end_ = std::max(end_, ready);
 
   bs.resume_lanes(w.warp, group);  // the lanes perform the operation and run to their next
   if (L.abort.load(std::memory_order_relaxed)) return;
 
   // A spin retry failed when every lane that tried stopped at a spin again.
-  bool failed_spin = lead.kind == timed_kind::spin && (bs.parked_lanes(w.warp) & group) == group;
+  bool failed_spin = kind == timed_kind::spin && (bs.parked_lanes(w.warp) & group) == group;
   if (failed_spin)
     for (std::uint32_t m = group; m != 0; m &= m - 1)
       failed_spin &= ops[std::countr_zero(m)].kind == timed_kind::spin;
@@ -276,7 +308,7 @@ void timed_engine::issue(launch_state& L, warp_rec& w, std::uint32_t unit, vtime
     o.why = stall_reason::barrier;
     push(o.unit);
   });
-  if (wakes_others(lead.kind))  // woken warps may also have ended without stopping again
+  if (wakes_others(kind))  // woken warps may also have ended without stopping again
     for (warp_rec& o : b.warps)
       if (&o != &w && !o.done && bs.live_lanes(o.warp) == 0) {
         o.done = true;
@@ -286,6 +318,7 @@ void timed_engine::issue(launch_state& L, warp_rec& w, std::uint32_t unit, vtime
       }
 
   // The issuing warp.
+  w.ready = ready;
   if (bs.live_lanes(w.warp) == 0) {
     w.done = true;
     --b.warps_left;
@@ -294,14 +327,11 @@ void timed_engine::issue(launch_state& L, warp_rec& w, std::uint32_t unit, vtime
     w.waiting = true;  // every lane waits on the barrier or a collective
     ++waiting_warps_;
     w.why = stall_reason::barrier;
-  } else {
-    w.ready = ready;
-    w.why = r.waits_on == stall_reason::none ? stall_reason::compute : r.waits_on;
-    if (failed_spin && w.spin_epoch != epoch_) {
-      w.spin_epoch = epoch_;
-      ++spinners_;
-    }
+  } else if (failed_spin && w.spin_epoch != epoch_) {
+    w.spin_epoch = epoch_;
+    ++spinners_;
   }
+  const std::uint32_t unit = w.unit;
   if (bs.finished()) {
     finish_block(&b, ready);
     admit_blocks(L, ready);
@@ -335,8 +365,17 @@ void timed_engine::run(launch_state& L) {
           spinners_ = 0;
         }
       }
+      // The model's events come first at equal times: what they release
+      // (a warp its persist buffer held) may issue at that very time.
+      if (const vtime ev = model_->next_event(); ev != vtime_never && (heap_.empty() || ev <= heap_.top().first)) {
+        model_->advance(ev, *this);
+        end_ = std::max(end_, ev);
+        continue;
+      }
       if (heap_.empty()) {
         if (resident_.empty() && next_block_ >= nblocks_) break;
+        if (held_warps_ != 0)
+          throw_deadlock(L, "the timing model holds warps and has no event pending that would release them");
         if (agents_busy) {
           std::this_thread::yield();
           continue;

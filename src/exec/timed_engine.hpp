@@ -16,7 +16,7 @@
 
 namespace gpmx::cpu::detail {
 
-class timed_engine {
+class timed_engine final : private timed_waker {
  public:
   timed_engine(carrier_pool& carriers, scheduler_stack& sched) : carriers_(carriers), sched_(sched) {}
   // Runs every block of L; errors go to L. Virtual time carries over
@@ -34,6 +34,9 @@ class timed_engine {
     std::uint64_t age = 0;   // admission order: GTO's "oldest"
     stall_reason why = stall_reason::none;
     bool waiting = false;    // no lane parked: all wait on the barrier or a collective
+    bool held = false;       // the model holds its issued instruction (performed at wake)
+    timed_kind held_kind = timed_kind::load;
+    std::uint32_t held_group = 0;
     bool done = false;
     std::uint64_t spin_epoch = ~0ull;  // epoch of its last failed spin retry
   };
@@ -64,6 +67,10 @@ class timed_engine {
   vtime unit_next(const unit_rec& u) const;
   warp_rec* select(unit_rec& u, vtime at);
   void issue(launch_state& L, warp_rec& w, std::uint32_t unit, vtime at);
+  // The lanes of `group` perform their instruction at `at` and run to their
+  // next operation; the warp may issue again from `ready`.
+  void perform(launch_state& L, warp_rec& w, std::uint32_t group, timed_kind kind, vtime at, vtime ready);
+  void wake(std::uint64_t block, std::uint32_t warp, vtime at) override;
   void push(std::uint32_t unit);
   [[noreturn]] void throw_deadlock(launch_state& L, const char* why) const;
   block_scheduler* acquire();
@@ -71,6 +78,7 @@ class timed_engine {
   carrier_pool& carriers_;
   scheduler_stack& sched_;
   timing_model* model_ = nullptr;
+  launch_state* launch_ = nullptr;  // the launch running (for wake)
   timed_machine m_;
   vtime now_ = 0;    // end of the previous launch
   vtime end_ = 0;    // latest completion seen in this launch
@@ -91,7 +99,7 @@ class timed_engine {
   // current epoch, nothing can change what they read.
   std::uint64_t epoch_ = 0;
   std::uint32_t spinners_ = 0;  // warps whose spin_epoch == epoch_
-  std::uint32_t live_warps_ = 0, waiting_warps_ = 0;
+  std::uint32_t live_warps_ = 0, waiting_warps_ = 0, held_warps_ = 0;
 };
 
 }  // namespace gpmx::cpu::detail

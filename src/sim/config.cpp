@@ -12,7 +12,7 @@ namespace gpmx::sim {
 
 namespace {
 
-enum class ptype : std::uint8_t { u32, u64, real, boolean, sched, write, pmloc };
+enum class ptype : std::uint8_t { u32, u64, real, boolean, sched, write, pmloc, pmodel, pflush };
 
 // One parameter: its key, unit, type, and where it lives in a sim_config.
 // `ref` returns a pointer to the field, whose type `type` names.
@@ -67,6 +67,12 @@ const std::array params{
     param{"nvm.write_gbs", "GB/s", ptype::real, GPMX_SIM_FIELD(nvm.write_gbs)},
     param{"nvm.latency_ns", "ns", ptype::real, GPMX_SIM_FIELD(nvm.latency_ns)},
     param{"pm.location", "", ptype::pmloc, GPMX_SIM_FIELD(pm.location)},
+    param{"persist.model", "", ptype::pmodel, GPMX_SIM_FIELD(persist.model)},
+    param{"persist.flush", "", ptype::pflush, GPMX_SIM_FIELD(persist.flush)},
+    param{"persist.window", "persists", ptype::u32, GPMX_SIM_FIELD(persist.window)},
+    param{"persist.buffer_percent", "% of L1 lines", ptype::u32, GPMX_SIM_FIELD(persist.buffer_percent)},
+    param{"persist.eadr", "", ptype::boolean, GPMX_SIM_FIELD(persist.eadr)},
+    param{"persist.promote_scopes", "", ptype::boolean, GPMX_SIM_FIELD(persist.promote_scopes)},
     param{"host.llc_size", "bytes", ptype::u64, GPMX_SIM_FIELD(host.llc_size)},
     param{"host.llc_latency_ns", "ns", ptype::real, GPMX_SIM_FIELD(host.llc_latency_ns)},
     param{"stats.bucket_ns", "ns", ptype::real, GPMX_SIM_FIELD(stats.bucket_ns)},
@@ -178,6 +184,8 @@ std::string value_text(const param& p, sim_config& c) {
     case ptype::sched: return std::string(to_string(*static_cast<sched_policy*>(f)));
     case ptype::write: return std::string(to_string(*static_cast<write_policy*>(f)));
     case ptype::pmloc: return std::string(to_string(*static_cast<pm_location*>(f)));
+    case ptype::pmodel: return std::string(to_string(*static_cast<persist_model*>(f)));
+    case ptype::pflush: return std::string(to_string(*static_cast<flush_policy*>(f)));
   }
   return {};
 }
@@ -208,6 +216,12 @@ void validate_cache(std::string_view level, std::uint64_t size, std::uint32_t li
 std::string_view to_string(sched_policy p) { return p == sched_policy::gto ? "gto" : "lrr"; }
 std::string_view to_string(write_policy p) { return p == write_policy::back ? "back" : "through"; }
 std::string_view to_string(pm_location p) { return p == pm_location::far ? "far" : "near"; }
+std::string_view to_string(persist_model m) {
+  return m == persist_model::gpm ? "gpm" : m == persist_model::epoch ? "epoch" : "sbrp";
+}
+std::string_view to_string(flush_policy f) {
+  return f == flush_policy::eager ? "eager" : f == flush_policy::lazy ? "lazy" : "window";
+}
 
 std::vector<std::string> config_names() { return {"sbrp-table1", "sbrp-table1-near", "sbrp-table1-lrr"}; }
 
@@ -260,6 +274,14 @@ void set_parameter(sim_config& c, std::string_view key, std::string_view value) 
       break;
     case ptype::pmloc:
       *static_cast<pm_location*>(f) = parse_enum(key, value, std::array{pm_location::far, pm_location::near});
+      break;
+    case ptype::pmodel:
+      *static_cast<persist_model*>(f) =
+          parse_enum(key, value, std::array{persist_model::gpm, persist_model::epoch, persist_model::sbrp});
+      break;
+    case ptype::pflush:
+      *static_cast<flush_policy*>(f) =
+          parse_enum(key, value, std::array{flush_policy::eager, flush_policy::lazy, flush_policy::window});
       break;
   }
 }
@@ -347,6 +369,12 @@ void validate(const sim_config& c) {
   positive("nvm.write_gbs", c.nvm.write_gbs);
   non_negative("nvm.latency_ns", c.nvm.latency_ns);
   non_negative("host.llc_latency_ns", c.host.llc_latency_ns);
+  nonzero("persist.window", c.persist.window);
+  if (c.persist.buffer_percent == 0 || c.persist.buffer_percent > 100)
+    invalid(fmt::format("persist.buffer_percent={}; must be 1 to 100", c.persist.buffer_percent));
+  if (c.sm.max_threads / 32 > 64)
+    invalid(fmt::format("sm.max_threads={} is {} warps; the persist buffer's warp masks hold 64",
+                        c.sm.max_threads, c.sm.max_threads / 32));
   positive("stats.bucket_ns", c.stats.bucket_ns);
 }
 

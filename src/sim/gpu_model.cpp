@@ -91,9 +91,12 @@ picos& gpu_model::writes_of(const warp_instruction& in) {
   return writes_[in.block << 6 | in.warp];
 }
 
-void gpu_model::launch_begin(std::string_view name, dim3, dim3, vtime now) {
+void gpu_model::launch_begin(std::string_view name, dim3, dim3 block, vtime now) {
   current_ = launch_record{std::string(name), now, now, 0};
+  persist_.launch_begin(std::uint32_t((block.count() + 31) / 32));
 }
+
+void gpu_model::block_started(std::uint64_t block, std::uint32_t sm, vtime) { persist_.block_started(block, sm); }
 
 issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
   const timed_op& op = in.ops[std::countr_zero(in.lanes)];
@@ -103,10 +106,12 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
     case timed_kind::load:
     case timed_kind::store: {
       const mem_space space = op.space;
-      const request_timing t = mem_.access(request(in, space, op.kind == timed_kind::load
-                                                                  ? access_kind::load : access_kind::store), now);
+      const warp_request r = request(in, space, op.kind == timed_kind::load ? access_kind::load : access_kind::store);
+      const request_timing t = mem_.access(r, now);
       if (op.kind == timed_kind::load) return {std::max(t.done, next), next, stall_reason::memory};
       if (space != mem_space::shared) writes_of(in) = std::max(writes_of(in), t.done);
+      if (space == mem_space::pm && persist_.pm_store(in, r, now).held)
+        return {vtime_never, next, stall_reason::ordering};  // the persist buffer takes it later
       return {next, next, stall_reason::compute};
     }
     case timed_kind::spin:
@@ -124,44 +129,60 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
       const bool release = op.kind == timed_kind::flag_release ||
                            (op.kind == timed_kind::atomic && op.sub == std::uint8_t(atomic_op::store));
       picos start = now;
-      if (op.kind == timed_kind::flag_release) start = std::max(now, writes_of(in));
+      bool held = false;
+      if (op.kind == timed_kind::flag_release) {
+        const persistency_unit::outcome o = persist_.release(in, op.sc, now, writes_of(in));
+        held = o.held;
+        start = held ? now : std::max(now, o.ready);
+      }
       warp_request r = request(in, space_of(op.addr), release ? access_kind::store : access_kind::load);
       r.atomic = true;
       r.atomic_scope = op.sc == scope::system ? scope::system : scope::device;
       const request_timing t = mem_.access(r, start);
+      if (held) return {vtime_never, next, stall_reason::ordering};
       if (release) {
         writes_of(in) = std::max(writes_of(in), t.done);
         return {start + issue_, next, start > now ? stall_reason::ordering : stall_reason::compute};
       }
+      if (op.kind == timed_kind::flag_acquire) persist_.acquire(in, op.sc, now);
       return {std::max(t.done, next), next, stall_reason::memory};
     }
-    case timed_kind::fence:
+    case timed_kind::fence: {
       if (op.sc == scope::block) return {next, next, stall_reason::compute};
-      [[fallthrough]];
+      const picos done = std::max(next, writes_of(in));
+      return {done, next, done > next ? stall_reason::ordering : stall_reason::compute};
+    }
     case timed_kind::ordering:
     case timed_kind::persist_range: {
-      // Until the persistency hardware is modelled (persist buffers, PM
-      // write-back, eADR: the next step of the simulator), a persistency
-      // operation orders like a fence: it waits for the warp's stores.
-      const picos done = std::max(next, writes_of(in));
+      const persistency_unit::outcome o = op.kind == timed_kind::ordering
+                                              ? persist_.ordering(in, ordering_op(op.sub), now, writes_of(in))
+                                              : persist_.persist_range(in, now, writes_of(in));
+      if (o.held) return {vtime_never, next, stall_reason::ordering};
+      const picos done = std::max(next, o.ready);
       return {done, next, done > next ? stall_reason::ordering : stall_reason::compute};
     }
     case timed_kind::barrier:
     case timed_kind::warp_collective:
+      persist_.synchronization(in, now);
+      return {next, next, stall_reason::compute};
     case timed_kind::activemask:
       return {next, next, stall_reason::compute};
   }
   return {next, next, stall_reason::compute};
 }
 
-void gpu_model::block_finished(std::uint64_t block, std::uint32_t, vtime) {
+void gpu_model::block_finished(std::uint64_t block, std::uint32_t sm, vtime) {
+  persist_.block_finished(block, sm);
   for (std::uint64_t w = 0; w < 32; ++w) writes_.erase(block << 6 | w);
 }
 
 vtime gpu_model::launch_end(vtime now, const sm_activity* sms) {
   // The kernel boundary: every L1 writes its dirty lines back (as the SBRP
   // artifact's simulator does), and the last of them ends the launch.
-  const picos end = std::max(now, mem_.drain(now));
+  // The persist buffers drain first (their persists, in order), then every
+  // other dirty line; PM lines count when durable.
+  const picos buffered = persist_.kernel_end(now);
+  const picos end = std::max({now, buffered, mem_.drain(buffered)});
   current_.end = end;
   for (std::size_t s = 0; s < totals_.sms.size(); ++s) {
     sm_activity& t = totals_.sms[s];

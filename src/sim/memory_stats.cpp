@@ -78,6 +78,7 @@ std::string to_json(const memory_stats& s) {
                  s.nvm_write_bytes, s.pcie_to_gpu_bytes, s.pcie_to_host_bytes);
   fmt::format_to(it, ", \"l1_writebacks\": {}, \"l2_writebacks\": {}, \"host_atomics\": {}", s.l1_writebacks,
                  s.l2_writebacks, s.host_atomics);
+  fmt::format_to(it, ", \"pm_line_writes\": {}, \"l1_invalidations\": {}", s.pm_line_writes, s.l1_invalidations);
   fmt::format_to(it, ", \"shared\": {{\"accesses\": {}, \"conflict_cycles\": {}}}", s.shared_accesses,
                  s.shared_conflict_cycles);
   fmt::format_to(it, ", \"bandwidth_over_time\": {{\"bucket_ps\": {}, ", s.gddr_bw.bucket_width());
@@ -123,6 +124,8 @@ std::string format_table(const memory_stats& s) {
   row("L1 write-backs", s.l1_writebacks);
   row("L2 write-backs", s.l2_writebacks);
   row("host atomics", s.host_atomics);
+  row("PM line writes (to durability)", s.pm_line_writes);
+  row("L1 lines invalidated", s.l1_invalidations);
   row("shared accesses", s.shared_accesses);
   row("shared conflict cycles", s.shared_conflict_cycles);
   return out;

@@ -64,6 +64,7 @@ memory_system::memory_system(const sim_config& c) : cfg_(c) {
   pcie_to_host_.attach(&stats_.pcie_to_host_bw);
   pcie_to_gpu_ = bandwidth_server(cfg_.pcie.bandwidth_gbs * 1e9, ns_to_picos(cfg_.pcie.latency_ns));
   pcie_to_gpu_.attach(&stats_.pcie_to_gpu_bw);
+  ack_return_ = icnt_latency_ + (cfg_.pm.location == pm_location::far ? ns_to_picos(cfg_.pcie.latency_ns) : 0);
 }
 
 // Lines rotate through the partitions: each run of `partitions` consecutive
@@ -187,6 +188,24 @@ picos memory_system::device_write(unsigned space, std::uint32_t partition, std::
   return wait + nvm_.last_wait();
 }
 
+picos memory_system::pm_write(std::uint32_t bytes, picos t, picos& wait) {
+  stats_.nvm_write_bytes += bytes;
+  ++stats_.pm_line_writes;
+  if (cfg_.pm.location == pm_location::near) {
+    const picos done = nvm_.serve_at(t, bytes, nvm_write_ticks_);
+    wait = nvm_.last_wait();
+    return done;
+  }
+  stats_.pcie_to_host_bytes += bytes;
+  const picos at_host = pcie_to_host_.serve(t, bytes);
+  wait = pcie_to_host_.last_wait();
+  const picos at_nvm = nvm_.serve_at(at_host, bytes, nvm_write_ticks_);
+  wait += nvm_.last_wait();
+  // eADR: the host's caches are in the persistence domain; the NVM write
+  // still takes its bandwidth, off the critical path.
+  return cfg_.persist.eadr ? at_host + host_latency_ : at_nvm;
+}
+
 // ---- the L2 ----
 
 picos memory_system::l2_allocate(partition_state& p, std::uint32_t partition, std::uint64_t line, std::uint32_t mask,
@@ -256,9 +275,30 @@ memory_system::write_result memory_system::write_to_l2(sm_state& s, std::uint64_
   else ++c.misses;
   c.sector_hits += unsigned(std::popcount(present));
   c.sector_misses += unsigned(std::popcount(mask & ~present));
-  // Write-validate: the stored sectors need no fetch.
-  w.victim_wait = l2_allocate(p, pi, line, mask, space, true, written, written);
+  // Write-validate: the stored sectors need no fetch. PM writes through.
+  const bool pm = space == space_pm;
+  w.victim_wait = l2_allocate(p, pi, line, mask, space, !pm, written, written);
   w.ack = written + icnt_latency_;
+  if (pm) {
+    // The L2 passes the write on; the writer meets the queueing on the way
+    // to the persistence domain, as it would a dirty L2 victim's.
+    picos wait = 0;
+    w.durable_ack = pm_write(bytes, written, wait) + ack_return_;
+    w.victim_wait += wait;
+    s.pm_durable = std::max(s.pm_durable, w.durable_ack);
+  }
+  return w;
+}
+
+memory_system::write_result memory_system::write_victim(sm_state& s, const evicted_line& victim, picos t,
+                                                        picos& held) {
+  ++stats_.l1_writebacks;
+  const auto sm = std::uint32_t(&s - sms_.data());
+  const bool guarded = guard_ && victim.tag == space_pm;
+  const picos start = guarded ? std::max(t, guard_->evicting(sm, victim.line_addr, t)) : t;
+  held = start - t;
+  const write_result w = write_to_l2(s, victim.line_addr, victim.dirty_mask, victim.tag, op_class::store, start);
+  if (guarded) guard_->evicted(sm, victim.line_addr, start, w.durable_ack);
   return w;
 }
 
@@ -280,8 +320,9 @@ picos memory_system::load_line(sm_state& s, const line_request& lr, unsigned spa
   cache_line& filled = s.l1.fill(lr.line_addr, miss, std::uint8_t(space), victim);
   filled.ready = was_present ? std::max(filled.ready, back) : back;
   if (victim.valid && victim.dirty_mask) {
-    ++stats_.l1_writebacks;
-    write_to_l2(s, victim.line_addr, victim.dirty_mask, victim.tag, op_class::store, t1);  // posted
+    picos held = 0;
+    write_victim(s, victim, t1, held);  // posted, unless the persistency hardware holds it
+    done += held;
   }
   return done;
 }
@@ -307,9 +348,9 @@ picos memory_system::store_line(sm_state& s, const line_request& lr, unsigned sp
     if (victim.valid && victim.dirty_mask) {
       // The writer is held for the queueing its write-back meets: sustained
       // stores run at the slowest resource on the way.
-      ++stats_.l1_writebacks;
-      const write_result w = write_to_l2(s, victim.line_addr, victim.dirty_mask, victim.tag, op_class::store, t1);
-      done += w.queued + w.victim_wait;
+      picos held = 0;
+      const write_result w = write_victim(s, victim, t1, held);
+      done += held + w.queued + w.victim_wait;
     }
   }
   if (!write_back || !keep) {
@@ -349,9 +390,13 @@ picos memory_system::atomic_line(sm_state& s, const line_request& lr, unsigned s
     ++c.misses;
     data = std::max(data, device_read(space, pi, bytes_of(miss), executed));
   }
-  // The result is stored: the sectors are dirty in the L2.
-  const picos wait = l2_allocate(p, pi, lr.line_addr, lr.sector_mask, space, true, executed, data);
-  return data + wait + icnt_latency_;
+  // The result is stored: the sectors are dirty in the L2, or for PM
+  // written through to the persistence domain.
+  const bool pm = space == space_pm;
+  const picos wait = l2_allocate(p, pi, lr.line_addr, lr.sector_mask, space, !pm, executed, data);
+  picos pm_wait = 0;
+  if (pm) s.pm_durable = std::max(s.pm_durable, pm_write(bytes, data, pm_wait) + ack_return_);
+  return data + wait + pm_wait + icnt_latency_;
 }
 
 // ---- the warp instruction ----
@@ -410,15 +455,33 @@ request_timing memory_system::access(const warp_request& r, picos issue) {
 
 // ---- flushes ----
 
-picos memory_system::flush_l1(std::uint32_t sm, picos now) {
+picos memory_system::flush_l1(std::uint32_t sm, picos now, flush_scope which) {
   sm_state& s = sms_.at(sm);
   picos last = now;
-  s.l1.flush_dirty([&](const evicted_line& e) {
+  auto chosen = [which](const cache_line& l) {
+    return which == flush_scope::all || (which == flush_scope::pm) == (l.tag == space_pm);
+  };
+  s.l1.flush_dirty_if(chosen, [&](const evicted_line& e) {
     ++stats_.l1_writebacks;
     const write_result w = write_to_l2(s, e.line_addr, e.dirty_mask, e.tag, op_class::store, now);
-    last = std::max(last, w.ack + w.victim_wait);
+    last = std::max(last, e.tag == space_pm ? w.durable_ack : w.ack + w.victim_wait);
   });
   return last;
+}
+
+picos memory_system::write_back_line(std::uint32_t sm, std::uint64_t line, std::uint32_t sectors, picos now) {
+  sm_state& s = sms_.at(sm);
+  cache_line* l = s.l1.find(line);
+  std::uint8_t tag = space_pm;
+  if (l) {
+    if (sectors == 0) sectors = l->dirty;
+    tag = l->tag;
+    l->dirty &= ~sectors;
+  }
+  if (sectors == 0) return now;
+  ++stats_.l1_writebacks;
+  const write_result w = write_to_l2(s, line, sectors, tag, op_class::store, now);
+  return tag == space_pm ? w.durable_ack : w.ack + w.victim_wait;
 }
 
 picos memory_system::drain(picos now) {
@@ -427,6 +490,17 @@ picos memory_system::drain(picos now) {
   return last;
 }
 
-std::size_t memory_system::invalidate_l1(std::uint32_t sm) { return sms_.at(sm).l1.invalidate_all(); }
+std::size_t memory_system::invalidate_l1(std::uint32_t sm) {
+  const std::size_t n = sms_.at(sm).l1.invalidate_all();
+  stats_.l1_invalidations += n;
+  return n;
+}
+
+std::size_t memory_system::invalidate_l1_pm(std::uint32_t sm) {
+  const std::size_t n =
+      sms_.at(sm).l1.invalidate_if([](const cache_line& l) { return l.tag == space_pm && l.dirty == 0; });
+  stats_.l1_invalidations += n;
+  return n;
+}
 
 }  // namespace gpmx::sim

@@ -30,6 +30,48 @@ sm_activity sum_of(const run_totals& t) {
 
 }  // namespace
 
+namespace {
+
+nlohmann::json persistency_json(const gpu_model& gpu) {
+  const sim_config& c = gpu.config();
+  const persistency_stats& p = gpu.persistency().stats();
+  nlohmann::json j = {{"model", to_string(c.persist.model)},
+                      {"pm", to_string(c.pm.location)},
+                      {"eadr", c.persist.eadr},
+                      {"barriers", p.barriers},
+                      {"held_warp_instructions", p.held_warps},
+                      {"held_cycles", cycles_of(gpu, p.held_time)}};
+  if (c.persist.model == persist_model::sbrp) {
+    const pb_stats& b = p.buffers;
+    j["persist_buffer"] = {{"flush", to_string(c.persist.flush)},  {"window", c.persist.window},
+                           {"persists", b.persists},               {"coalesced_stores", b.coalesced},
+                           {"flushes", b.flushes},                 {"ordering_entries", b.ordering_entries},
+                           {"durability_entries", b.durability_entries}, {"order_stalls", b.order_stalls},
+                           {"full_stalls", b.full_stalls},         {"eviction_stalls", b.eviction_stalls},
+                           {"fsm_waits", b.fsm_waits},
+                           {"eviction_stall_cycles", cycles_of(gpu, b.eviction_stall_time)}};
+  }
+  return j;
+}
+
+std::string persistency_table(const gpu_model& gpu) {
+  const sim_config& c = gpu.config();
+  const persistency_stats& p = gpu.persistency().stats();
+  std::string out = fmt::format("{:<26} {} on PM-{}{}", "persistency hardware", to_string(c.persist.model),
+                                to_string(c.pm.location), c.persist.eadr ? " with eADR" : "");
+  if (c.persist.model != persist_model::sbrp)
+    return out + fmt::format(": {} barriers flushed and waited\n", p.barriers);
+  const pb_stats& b = p.buffers;
+  return out + fmt::format(" ({} flush, window {}): {} persists, {} stores merged, {} ordering and {} durability "
+                           "entries, {} warp instructions held {:.0f} cycles; stalls: {} order, {} full, {} "
+                           "eviction, {} FSM waits\n",
+                           to_string(c.persist.flush), c.persist.window, b.persists, b.coalesced,
+                           b.ordering_entries, b.durability_entries, p.held_warps, cycles_of(gpu, p.held_time),
+                           b.order_stalls, b.full_stalls, b.eviction_stalls, b.fsm_waits);
+}
+
+}  // namespace
+
 nlohmann::json report_json(const gpu_model& gpu, const run_summary& run) {
   const run_totals& t = gpu.totals();
   nlohmann::json j;
@@ -56,6 +98,7 @@ nlohmann::json report_json(const gpu_model& gpu, const run_summary& run) {
                       {"scheduler_cycles", stall_object(gpu, t.sms[s])}});
   j["scheduler_cycles"] = {{"all_sms", stall_object(gpu, all)}, {"per_sm", per_sm}};
   j["memory"] = nlohmann::json::parse(to_json(gpu.memory().stats()));
+  j["persistency"] = persistency_json(gpu);
   j["wall_seconds"] = run.wall_seconds;
   j["slowdown"] = kernel > 0 ? run.wall_seconds * 1e12 / double(kernel) : 0.0;
   j["verified"] = run.verified;
@@ -90,6 +133,7 @@ std::string report_table(const gpu_model& gpu, const run_summary& run) {
   out += fmt::format("{:<26} {}\n", "scheduler time", shares);
   out += fmt::format("{:<26} {:.2f} s (slowdown {:.0f}x)\n", "wall time", run.wall_seconds,
                      kernel > 0 ? run.wall_seconds * 1e12 / double(kernel) : 0.0);
+  out += persistency_table(gpu);
   out += fmt::format("{:<26} {}{}\n", "verified", run.verified ? "yes" : "NO: ", run.verified ? "" : run.verify_detail);
   out += fmt::format("\n{}", format_table(gpu.memory().stats()));
   return out;

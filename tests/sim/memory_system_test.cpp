@@ -30,12 +30,12 @@ TEST(MemorySystem, CoalescingCountsLinesAndSectors) {
 TEST(MemorySystem, StoreThenLoadHitsTheL1AndFlushWritesTheLineBack) {
   sim_config c;
   memory_system m(c);
-  auto s = m.access(whole_line(3, mem_space::pm, access_kind::store, 0x4000), 0);
+  auto s = m.access(whole_line(3, mem_space::global, access_kind::store, 0x4000), 0);
   EXPECT_NEAR(double(s.done), l1_hit_ps(c), 1.0) << "a write-back L1 accepts the store";
-  auto l = m.access(whole_line(3, mem_space::pm, access_kind::load, 0x4000), s.done);
+  auto l = m.access(whole_line(3, mem_space::global, access_kind::load, 0x4000), s.done);
   EXPECT_EQ(l.done - s.done, picos(cycles_to_picos(c.l1.latency, c.clock.core_mhz)));
-  EXPECT_EQ(m.stats().l1[pm][store].misses, 1u);
-  EXPECT_EQ(m.stats().l1[pm][load].hits, 1u);
+  EXPECT_EQ(m.stats().l1[global][store].misses, 1u);
+  EXPECT_EQ(m.stats().l1[global][load].hits, 1u);
   EXPECT_EQ(m.stats().l1_to_l2_bytes, 0u);
 
   picos flushed = m.flush_l1(3, 1'000'000);
@@ -48,7 +48,28 @@ TEST(MemorySystem, StoreThenLoadHitsTheL1AndFlushWritesTheLineBack) {
                      cycles_ps(c, c.icnt.latency);
   EXPECT_NEAR(double(flushed - 1'000'000), ack, 2.0);
   EXPECT_EQ(m.flush_l1(3, 2'000'000), 2'000'000u) << "nothing dirty is left";
-  EXPECT_EQ(m.stats().nvm_write_bytes, 0u) << "the L2 keeps the line";
+  EXPECT_EQ(m.stats().gddr_write_bytes, 0u) << "the L2 keeps the line";
+}
+
+TEST(MemorySystem, APmLineWritesThroughTheL2AndIsAcknowledgedWhenDurable) {
+  for (const pm_location where : {pm_location::near, pm_location::far}) {
+    sim_config c;
+    c.pm.location = where;
+    memory_system m(c);
+    m.access(whole_line(3, mem_space::pm, access_kind::store, 0x4000), 0);
+    const picos flushed = m.flush_l1(3, 1'000'000);
+    EXPECT_EQ(m.stats().nvm_write_bytes, 128u);
+    EXPECT_EQ(m.stats().pm_line_writes, 1u);
+    EXPECT_EQ(m.pm_durable(3), flushed);
+    const bool far = where == pm_location::far;
+    // To the L2 as a volatile write-back, on to the NVM (across PCIe when
+    // far), and the acknowledgement back (across PCIe when far).
+    const double ack = transfer_ps(128, per_cycle_gbs(c, c.icnt.port_bytes_per_cycle)) + cycles_ps(c, c.icnt.latency) +
+                       transfer_ps(128, per_cycle_gbs(c, c.l2.bank_bytes_per_cycle)) + cycles_ps(c, c.l2.latency) +
+                       (far ? transfer_ps(128, c.pcie.bandwidth_gbs) + 2 * c.pcie.latency_ns * 1000 : 0.0) +
+                       transfer_ps(128, c.nvm.write_gbs) + c.nvm.latency_ns * 1000 + cycles_ps(c, c.icnt.latency);
+    EXPECT_NEAR(double(flushed - 1'000'000), ack, 3.0) << to_string(where);
+  }
 }
 
 TEST(MemorySystem, DrainFlushesEverySmsL1) {

@@ -34,6 +34,10 @@ struct sim_args {
 
 sim::sim_config configure(const sim_args& a) {
   sim::sim_config c = sim::named_config(a.config);
+  // The style picks the hardware that implements its model (sbrp code on a
+  // persist buffer, epoch code on epoch barriers); --set persist.model=...
+  // overrides it (gpm: GPM's system-scope fence).
+  if (a.style == "sbrp") c.persist.model = sim::persist_model::sbrp;
   for (const std::string& kv : a.sets) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0)

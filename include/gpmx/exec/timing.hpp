@@ -68,7 +68,11 @@ inline constexpr unsigned stall_reason_count = 6;
 const char* to_string(stall_reason r);
 
 struct issue_result {
-  vtime ready = 0;        // the warp's next instruction may issue from here
+  // The warp's next instruction may issue from here. vtime_never: the warp
+  // is held until the model wakes it (timed_waker); the lanes perform the
+  // operation then, not now, so what it makes visible (a release's flag)
+  // appears at the time the hardware would let it.
+  vtime ready = 0;
   vtime slot_free = 0;    // the scheduler may issue another warp's instruction from here
   stall_reason waits_on = stall_reason::none;  // what `ready` waits for
 };
@@ -100,6 +104,17 @@ struct sm_activity {
   vtime busy = 0;                  // time the schedulers spent issuing
 };
 
+// How a model releases the warps it holds (issue_result::ready ==
+// vtime_never): the warp performs its held instruction at `at` and may
+// issue again a cycle later.
+class timed_waker {
+ public:
+  virtual void wake(std::uint64_t block, std::uint32_t warp, vtime at) = 0;
+
+ protected:
+  ~timed_waker() = default;
+};
+
 class timing_model : public observer {
  public:
   virtual timed_machine machine() const = 0;
@@ -107,6 +122,12 @@ class timing_model : public observer {
   virtual void launch_begin(std::string_view /*name*/, dim3 /*grid*/, dim3 /*block*/, vtime /*now*/) {}
   // The warp issues one instruction at `now`.
   virtual issue_result issue(const warp_instruction& in, vtime now) = 0;
+  // The model's own events (a persist buffer draining in the background):
+  // the earliest time one is due, vtime_never if none. The schedule calls
+  // advance(t) before it issues anything later than t, so the model sees
+  // its events and the warps' instructions in one time order.
+  virtual vtime next_event() const { return vtime_never; }
+  virtual void advance(vtime /*t*/, timed_waker& /*w*/) {}
   virtual void block_started(std::uint64_t /*block*/, std::uint32_t /*sm*/, vtime /*now*/) {}
   virtual void block_finished(std::uint64_t /*block*/, std::uint32_t /*sm*/, vtime /*now*/) {}
   // Every thread has ended at `now`; returns when the launch is over (the

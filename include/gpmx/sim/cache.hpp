@@ -90,8 +90,13 @@ class sectored_cache {
   std::vector<evicted_line> flush_dirty();
   template <class F>
   void flush_dirty(F&& each) {
+    flush_dirty_if([](const cache_line&) { return true; }, each);
+  }
+  // The same for the dirty lines pred(const cache_line&) accepts.
+  template <class Pred, class F>
+  void flush_dirty_if(Pred&& pred, F&& each) {
     for (auto& l : lines_)
-      if (l.valid && l.dirty) {
+      if (l.valid && l.dirty && pred(static_cast<const cache_line&>(l))) {
         evicted_line e{true, l.line_addr, l.valid, l.dirty, l.tag};
         l.dirty = 0;
         each(e);

@@ -23,6 +23,12 @@ class config_error : public gpmx::error {
 enum class sched_policy : std::uint8_t { gto, lrr };    // greedy-then-oldest, loose round robin
 enum class write_policy : std::uint8_t { back, through };
 enum class pm_location : std::uint8_t { far, near };    // far: NVM on the host behind PCIe; near: on the GPU board
+// The persistency hardware (docs/sim-persistency.md): GPM's system-scope
+// fence, the epoch barrier, or SBRP's per-SM persist buffer.
+enum class persist_model : std::uint8_t { gpm, epoch, sbrp };
+// When a persist buffer writes its persists: as soon as order allows, only
+// at ordering points, or keeping a window of them in flight per SM.
+enum class flush_policy : std::uint8_t { eager, lazy, window };
 
 // A cache's ways as simulated: at most its number of lines.
 constexpr std::uint32_t effective_ways(std::uint64_t size, std::uint32_t line, std::uint32_t ways) {
@@ -108,6 +114,15 @@ struct sim_config {
   } pm;
 
   struct {
+    persist_model model = persist_model::epoch;
+    flush_policy flush = flush_policy::window;
+    std::uint32_t window = 6;           // persists in flight per SM (SBRP's default)
+    std::uint32_t buffer_percent = 50;  // persist-buffer entries as a share of L1 lines
+    bool eadr = false;                  // PM-far: durable at the host's last-level cache
+    bool promote_scopes = false;        // block-scope pAcq/pRel act at device scope (SBRP's Figure 7)
+  } persist;
+
+  struct {
     // The host's last-level cache, for a later eADR option (durable at the
     // LLC) and for system-scope atomics on host-resident PM. Chosen here.
     std::uint64_t llc_size = 32ull * 1024 * 1024;
@@ -150,5 +165,7 @@ void validate(const sim_config& c);
 std::string_view to_string(sched_policy p);
 std::string_view to_string(write_policy p);
 std::string_view to_string(pm_location p);
+std::string_view to_string(persist_model m);
+std::string_view to_string(flush_policy f);
 
 }  // namespace gpmx::sim

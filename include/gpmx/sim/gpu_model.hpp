@@ -17,6 +17,7 @@
 #include "gpmx/exec/timing.hpp"
 #include "gpmx/sim/config.hpp"
 #include "gpmx/sim/memory_system.hpp"
+#include "gpmx/sim/persistency_unit.hpp"
 
 namespace gpmx::sim {
 
@@ -44,6 +45,9 @@ class gpu_model final : public timing_model {
   timed_machine machine() const override;
   void launch_begin(std::string_view name, dim3 grid, dim3 block, vtime now) override;
   issue_result issue(const warp_instruction& in, vtime now) override;
+  vtime next_event() const override { return persist_.next_event(); }
+  void advance(vtime t, timed_waker& w) override { persist_.advance(t, w); }
+  void block_started(std::uint64_t block, std::uint32_t sm, vtime now) override;
   void block_finished(std::uint64_t block, std::uint32_t sm, vtime now) override;
   vtime launch_end(vtime now, const sm_activity* sms) override;
   void launch_failed() override;
@@ -56,6 +60,7 @@ class gpu_model final : public timing_model {
 
   const sim_config& config() const { return mem_.config(); }
   const memory_system& memory() const { return mem_; }
+  const persistency_unit& persistency() const { return persist_; }
   const run_totals& totals() const { return totals_; }
 
  private:
@@ -68,6 +73,7 @@ class gpu_model final : public timing_model {
   picos& writes_of(const warp_instruction& in);
 
   memory_system mem_;
+  persistency_unit persist_{mem_};
   picos cycle_ = 0, issue_ = 0;
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pm_ranges_;  // [begin, end)
   std::unordered_map<std::uintptr_t, std::uint64_t> frames_;  // host page -> simulated page

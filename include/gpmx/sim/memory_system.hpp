@@ -13,6 +13,12 @@
 //   holds the data (global: the line's GDDR channel; pm near: the NVM; pm
 //   far: PCIe up, the NVM, PCIe back) -> back through the interconnect
 //   (icnt.latency).
+//
+// PM stores write back from the L1 but write through the L2 (SBRP §6: no
+// persist buffer at the L2): a PM line leaving an L1 goes on to the
+// persistence domain (the NVM; with persist.eadr and PM-far, the host's
+// last-level cache), and the SM learns it is durable an acknowledgement
+// later (docs/sim-persistency.md).
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -47,6 +53,24 @@ struct request_timing {
   std::uint32_t lines = 0;
 };
 
+// The persistency hardware's say over dirty PM lines leaving an L1 by
+// capacity (SBRP's eviction rule): a persist buffer must be able to stall
+// the eviction and must count the write it becomes.
+class pm_eviction_guard {
+ public:
+  // A dirty PM line is to leave SM `sm`'s L1 at `t`; returns when its write
+  // may go (the request that evicts it waits until then).
+  virtual picos evicting(std::uint32_t sm, std::uint64_t line, picos t) = 0;
+  // Its write went at `t`; the SM learns it is durable at `durable_ack`.
+  virtual void evicted(std::uint32_t sm, std::uint64_t line, picos t, picos durable_ack) = 0;
+
+ protected:
+  ~pm_eviction_guard() = default;
+};
+
+// Which of an L1's dirty lines a flush writes.
+enum class flush_scope : std::uint8_t { all, pm, global };
+
 class memory_system {
  public:
   // Validates the configuration (throws config_error).
@@ -56,16 +80,33 @@ class memory_system {
 
   request_timing access(const warp_request& r, picos issue);
 
-  // Writes back every dirty line of one SM's L1 (they stay valid, clean);
-  // returns when the last write is acknowledged by the L2 (now if none).
-  picos flush_l1(std::uint32_t sm, picos now);
+  // Writes back the dirty lines of one SM's L1 that `which` names (they
+  // stay valid, clean); returns when the last is acknowledged: by the L2
+  // for global lines, as durable for PM lines (now if none).
+  picos flush_l1(std::uint32_t sm, picos now, flush_scope which = flush_scope::all);
   // Kernel end: flushes every L1 (and nothing else: the L2 keeps its dirty
-  // lines); returns when the last write is acknowledged.
+  // global lines); returns when the last write is acknowledged.
   picos drain(picos now);
+  // Writes `sectors` of one line of an SM's L1 to the L2 (a persist
+  // buffer's flush: the sectors its persists made dirty, written whether or
+  // not the L1 still holds them dirty), clearing their dirty bits; 0 means
+  // the line's dirty sectors. Returns when the write is acknowledged as
+  // flush_l1 says, `now` if there was nothing to write.
+  picos write_back_line(std::uint32_t sm, std::uint64_t line, std::uint32_t sectors, picos now);
+  // When every PM write sent from the SM so far is known durable there.
+  picos pm_durable(std::uint32_t sm) const { return sms_.at(sm).pm_durable; }
 
   // Drops one SM's L1 lines (after flush_l1 to keep dirty data): epoch
   // persistency's invalidation. Returns how many lines were dropped.
   std::size_t invalidate_l1(std::uint32_t sm);
+  // Drops the SM's clean PM lines (dirty ones stay: they hold the SM's own
+  // unpersisted stores). Returns how many.
+  std::size_t invalidate_l1_pm(std::uint32_t sm);
+
+  // The persistency hardware that rules PM evictions (null: none).
+  void set_eviction_guard(pm_eviction_guard* g) { guard_ = g; }
+  // The L1 line address of a simulated address.
+  std::uint64_t line_of(std::uint64_t addr) const { return addr & ~std::uint64_t(cfg_.l1.line - 1); }
 
   const memory_stats& stats() const { return stats_; }
   // Zeroes the counters and series; the caches and queues keep their state.
@@ -84,6 +125,7 @@ class memory_system {
     picos shared_next_free = 0;  // shared memory: one pass per cycle
     bandwidth_server port;
     std::vector<picos> mshr_heap;  // completion times of misses in flight (min-heap)
+    picos pm_durable = 0;          // the latest durable acknowledgement of a PM write sent
   };
   struct partition_state {
     sectored_cache l2;
@@ -97,6 +139,7 @@ class memory_system {
     picos ack = 0;
     picos queued = 0;
     picos victim_wait = 0;
+    picos durable_ack = 0;  // PM: when the SM learns the write is durable
   };
 
   request_timing access_shared(const warp_request& r, picos issue);
@@ -114,6 +157,13 @@ class memory_system {
   write_result write_to_l2(sm_state& s, std::uint64_t line, std::uint32_t mask, unsigned space, op_class op, picos t);
   picos device_read(unsigned space, std::uint32_t partition, std::uint32_t bytes, picos t);
   picos device_write(unsigned space, std::uint32_t partition, std::uint32_t bytes, picos t);  // returns the wait
+  // A PM write from the L2 to the persistence domain: returns when it is
+  // durable (at the NVM, or at the host's LLC under eADR on PM-far), and
+  // in `wait` the queueing it met on the way.
+  picos pm_write(std::uint32_t bytes, picos t, picos& wait);
+  // A dirty L1 victim: written to the L2 (PM evictions asked of the guard
+  // first); returns the write's result and the wait the guard imposed.
+  write_result write_victim(sm_state& s, const evicted_line& victim, picos t, picos& held);
   // Allocates `mask` of a line in its L2 partition (dirty when `dirty`),
   // writing back a dirty victim; returns the victim's write-back wait.
   picos l2_allocate(partition_state& p, std::uint32_t partition, std::uint64_t line, std::uint32_t mask,
@@ -125,6 +175,8 @@ class memory_system {
   unsigned line_shift_ = 0;
   std::uint32_t partitions_per_channel_ = 1;
   std::uint64_t nvm_write_ticks_ = 0;
+  picos ack_return_ = 0;  // a durability acknowledgement's way back to the SM
+  pm_eviction_guard* guard_ = nullptr;
   std::vector<sm_state> sms_;
   std::vector<partition_state> parts_;
   std::vector<bandwidth_server> gddr_;
