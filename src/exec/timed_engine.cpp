@@ -154,7 +154,7 @@ void timed_engine::finish_block(block_rec* b, vtime at) {
       r.done = true;
       --live_warps_;
       if (r.waiting) --waiting_warps_;
-      if (r.spin_epoch == epoch_ && spinners_ > 0) --spinners_;
+      if (r.spin_epoch == epoch_ && r.spinning && spinners_ > 0) --spinners_;
     }
     unit_rec& u = units_[r.unit];
     std::erase(u.warps, &r);
@@ -258,6 +258,8 @@ void timed_engine::issue(launch_state& L, warp_rec& w, std::uint32_t unit, vtime
     w.ready = vtime_never;
     w.why = r.waits_on == stall_reason::none ? stall_reason::ordering : r.waits_on;
     ++held_warps_;
+    if (w.spin_epoch == epoch_ && w.spinning) --spinners_;  // held, not spinning: the model releases it
+    w.spin_epoch = ~0ull;
     push(unit);
     return;
   }
@@ -327,9 +329,15 @@ void timed_engine::perform(launch_state& L, warp_rec& w, std::uint32_t group, ti
     w.waiting = true;  // every lane waits on the barrier or a collective
     ++waiting_warps_;
     w.why = stall_reason::barrier;
-  } else if (failed_spin && w.spin_epoch != epoch_) {
-    w.spin_epoch = epoch_;
-    ++spinners_;
+  } else if (failed_spin) {
+    // The warp spins only when every parked lane failed a retry in this
+    // epoch: lanes that diverged elsewhere may still change what it reads.
+    if (w.spin_epoch != epoch_) w.spin_epoch = epoch_, w.spin_failed = 0, w.spinning = false;
+    w.spin_failed |= group;
+    if (!w.spinning && (bs.parked_lanes(w.warp) & ~w.spin_failed) == 0) {
+      w.spinning = true;
+      ++spinners_;
+    }
   }
   const std::uint32_t unit = w.unit;
   if (bs.finished()) {
@@ -395,7 +403,7 @@ void timed_engine::run(launch_state& L) {
       warp_rec* w = select(u, t);
       if (!w) continue;
       issue(L, *w, unit, t);
-      if (spinners_ != 0 && spinners_ == live_warps_ - waiting_warps_ && !agents_busy)
+      if (spinners_ != 0 && spinners_ == live_warps_ - waiting_warps_ && !agents_busy)  // held warps never count
         throw_deadlock(L, "deadlock: every warp that can issue spins on a condition that no other warp "
                           "or agent can change");
     }

@@ -38,7 +38,9 @@ class timed_engine final : private timed_waker {
     timed_kind held_kind = timed_kind::load;
     std::uint32_t held_group = 0;
     bool done = false;
-    std::uint64_t spin_epoch = ~0ull;  // epoch of its last failed spin retry
+    std::uint64_t spin_epoch = ~0ull;  // epoch of its failed spin retries below
+    std::uint32_t spin_failed = 0;     // lanes whose spin retry failed in that epoch
+    bool spinning = false;             // counted in spinners_: every parked lane failed in spin_epoch
   };
   struct block_rec {
     block_scheduler* sched = nullptr;
@@ -98,7 +100,7 @@ class timed_engine final : private timed_waker {
   // spin retry; when every live, non-waiting warp failed a retry in the
   // current epoch, nothing can change what they read.
   std::uint64_t epoch_ = 0;
-  std::uint32_t spinners_ = 0;  // warps whose spin_epoch == epoch_
+  std::uint32_t spinners_ = 0;  // warps with spinning set and spin_epoch == epoch_
   std::uint32_t live_warps_ = 0, waiting_warps_ = 0, held_warps_ = 0;
 };
 

@@ -19,6 +19,8 @@ has '"verified": true'
 has '"kernel_cycles"'
 has '"scheduler_cycles"'
 has '"gddr_read"'
+has '"persist_buffer"'
+has '"model": "sbrp"'
 first=$(cycles)
 expect 0 "$gpmx" sim reduction --style sbrp --json
 [ "$(cycles)" = "$first" ] || { echo "FAIL: the same run gave $(cycles) ps, then $first ps"; failures=$((failures + 1)); }
@@ -30,6 +32,12 @@ expect 0 "$gpmx" sim srad --set l1.size=32K --set pm.location=near --out report.
 has 'verified'
 python3 -c 'import json; p=json.load(open("report.json"))["config"]["parameters"]; assert p["l1.size"] in ("32K", "32768"), p["l1.size"]; assert p["pm.location"] == "near"' \
   || { echo "FAIL: the report's configuration does not show the --set values"; failures=$((failures + 1)); }
+expect 0 "$gpmx" sim reduction --set persist.model=gpm --json
+has '"model": "gpm"'
+gpm=$(cycles)
+expect 0 "$gpmx" sim reduction --json
+has '"model": "epoch"'
+[ "$(cycles)" != "$gpm" ] || { echo "FAIL: GPM's fence and the epoch barrier gave the same time"; failures=$((failures + 1)); }
 expect 0 "$gpmx" sim --list-configs
 has 'sbrp-table1-near'
 has 'l2.latency'
@@ -38,6 +46,8 @@ expect 2 "$gpmx" sim reduction --set l1.bogus=3
 has_err 'l1.bogus'
 expect 2 "$gpmx" sim reduction --set l1.size=lots
 has_err 'lots'
+expect 2 "$gpmx" sim reduction --set persist.flush=sometimes
+has_err 'sometimes'
 expect 2 "$gpmx" sim reduction --config no-such-gpu
 has_err 'no-such-gpu'
 expect 2 "$gpmx" sim no-such-workload

@@ -408,3 +408,35 @@ TEST(TimedSchedule, ASpinOnAViewLoadRetriesThatLoad) {
   EXPECT_GT(spins, 0u);
 }
 }  // namespace
+
+namespace {
+using namespace gpmx;
+
+// Lane 0 spins on a flag that lane 1 of the same warp sets after a store:
+// lane 0's failed retry is not a deadlock while lane 1 can still issue.
+struct divergent_spin {
+  void operator()(auto& t, std::uint32_t* flag, global_span<std::uint32_t> out) const {
+    if (t.thread_rank() == 0) {
+      t.spin_wait([&] { return t.atomic_load(flag) == 1u; });
+      out.bind(t)[0] = 1;
+    } else if (t.thread_rank() == 1) {
+      out.bind(t)[1] = 5;
+      t.atomic_store(flag, 1u);
+    }
+  }
+};
+
+TEST(TimedSchedule, ASpinningLaneIsNoDeadlockWhileAnotherLaneOfItsWarpCanIssue) {
+  fixed_latency_model model(small_machine());
+  auto ex = timed_executor(model);
+  std::uint32_t flag = 0;
+  std::vector<std::uint32_t> out(2);
+  ex.launch({.grid = 1, .block = 32}, divergent_spin{}, &flag, global_span<std::uint32_t>(out.data(), 2));
+  EXPECT_EQ(out[0], 1u);
+  EXPECT_EQ(out[1], 5u);
+  std::size_t failed_retries = 0;
+  for (const auto& e : model.log) failed_retries += e.kind == timed_kind::spin;
+  EXPECT_GE(failed_retries, 1u) << "the test needs lane 0 to retry before lane 1 publishes";
+}
+
+}  // namespace
