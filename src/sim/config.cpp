@@ -12,7 +12,7 @@ namespace gpmx::sim {
 
 namespace {
 
-enum class ptype : std::uint8_t { u32, u64, real, boolean, sched, write, pmloc, pmodel, pflush };
+enum class ptype : std::uint8_t { u32, u64, real, boolean, sched, write, pmloc, pmodel, pflush, pdomain };
 
 // One parameter: its key, unit, type, and where it lives in a sim_config.
 // `ref` returns a pointer to the field, whose type `type` names.
@@ -71,6 +71,7 @@ const std::array params{
     param{"persist.flush", "", ptype::pflush, GPMX_SIM_FIELD(persist.flush)},
     param{"persist.window", "persists", ptype::u32, GPMX_SIM_FIELD(persist.window)},
     param{"persist.buffer_percent", "% of L1 lines", ptype::u32, GPMX_SIM_FIELD(persist.buffer_percent)},
+    param{"persist.domain", "", ptype::pdomain, GPMX_SIM_FIELD(persist.domain)},
     param{"persist.eadr", "", ptype::boolean, GPMX_SIM_FIELD(persist.eadr)},
     param{"persist.promote_scopes", "", ptype::boolean, GPMX_SIM_FIELD(persist.promote_scopes)},
     param{"host.llc_size", "bytes", ptype::u64, GPMX_SIM_FIELD(host.llc_size)},
@@ -186,6 +187,7 @@ std::string value_text(const param& p, sim_config& c) {
     case ptype::pmloc: return std::string(to_string(*static_cast<pm_location*>(f)));
     case ptype::pmodel: return std::string(to_string(*static_cast<persist_model*>(f)));
     case ptype::pflush: return std::string(to_string(*static_cast<flush_policy*>(f)));
+    case ptype::pdomain: return std::string(to_string(*static_cast<durable_point*>(f)));
   }
   return {};
 }
@@ -219,6 +221,7 @@ std::string_view to_string(pm_location p) { return p == pm_location::far ? "far"
 std::string_view to_string(persist_model m) {
   return m == persist_model::gpm ? "gpm" : m == persist_model::epoch ? "epoch" : "sbrp";
 }
+std::string_view to_string(durable_point d) { return d == durable_point::queue ? "queue" : "media"; }
 std::string_view to_string(flush_policy f) {
   return f == flush_policy::eager ? "eager" : f == flush_policy::lazy ? "lazy" : "window";
 }
@@ -282,6 +285,9 @@ void set_parameter(sim_config& c, std::string_view key, std::string_view value) 
     case ptype::pflush:
       *static_cast<flush_policy*>(f) =
           parse_enum(key, value, std::array{flush_policy::eager, flush_policy::lazy, flush_policy::window});
+      break;
+    case ptype::pdomain:
+      *static_cast<durable_point*>(f) = parse_enum(key, value, std::array{durable_point::queue, durable_point::media});
       break;
   }
 }

@@ -191,19 +191,21 @@ picos memory_system::device_write(unsigned space, std::uint32_t partition, std::
 picos memory_system::pm_write(std::uint32_t bytes, picos t, picos& wait) {
   stats_.nvm_write_bytes += bytes;
   ++stats_.pm_line_writes;
-  if (cfg_.pm.location == pm_location::near) {
-    const picos done = nvm_.serve_at(t, bytes, nvm_write_ticks_);
-    wait = nvm_.last_wait();
-    return done;
+  const bool far = cfg_.pm.location == pm_location::far;
+  picos at_device = t;
+  wait = 0;
+  if (far) {
+    // Across PCIe, then through the host's uncore to its memory controller.
+    stats_.pcie_to_host_bytes += bytes;
+    at_device = pcie_to_host_.serve(t, bytes) + host_latency_;
+    wait = pcie_to_host_.last_wait();
   }
-  stats_.pcie_to_host_bytes += bytes;
-  const picos at_host = pcie_to_host_.serve(t, bytes);
-  wait = pcie_to_host_.last_wait();
-  const picos at_nvm = nvm_.serve_at(at_host, bytes, nvm_write_ticks_);
+  const picos written = nvm_.serve_at(at_device, bytes, nvm_write_ticks_);
   wait += nvm_.last_wait();
   // eADR: the host's caches are in the persistence domain; the NVM write
   // still takes its bandwidth, off the critical path.
-  return cfg_.persist.eadr ? at_host + host_latency_ : at_nvm;
+  if (far && cfg_.persist.eadr) return at_device;
+  return cfg_.persist.domain == durable_point::queue ? nvm_.last_start() : written;
 }
 
 // ---- the L2 ----

@@ -142,50 +142,44 @@ void persist_buffer::pump(picos t, pb_memory& m, bool force, std::uint64_t throu
   picos now = t;
   for (;;) {
     retire_acks(now);
-    // Ordering points at the head: every persist before them has been
-    // written; later persists of their warps wait until those are
-    // acknowledged (FSM).
-    while (head_seq_ < next_seq_ && fifo_.front().k != kind::persist) {
+    while (head_seq_ < next_seq_ && head_seq_ <= through) {
       entry& e = fifo_.front();
-      if (e.k != kind::gone) {
+      if (e.k == kind::gone) {
+        pop_head();
+        continue;
+      }
+      if (e.k == kind::order || e.k == kind::durable) {
+        // At the head every persist before it has been flushed; later
+        // persists of its warps wait until those are acknowledged (FSM).
         fsm_ |= e.warps;
         if (e.k == kind::durable) {
-          // Its warps go on when everything written so far is durable (the
-          // writes in flight now, not later ones: see the docs).
+          // Its warps go on when everything flushed so far is durable (the
+          // flushes in flight now, not later ones: see the docs).
           const picos when = std::max(now, last_ack_);
           for (warp_mask w = e.warps; w != 0; w &= w - 1) schedule(when, unsigned(std::countr_zero(w)));
         }
         ordering_seqs_.pop_front();
         --live_;
-      }
-      pop_head();
-    }
-    // Persists go in FIFO order, except that one whose warps are held (by
-    // an ordering point still in the buffer before it, or by the FSM while
-    // ACTR is not zero) lets those of other warps behind it pass: the FSM
-    // exists so that unrelated warps are not ordered (section 6.1).
-    warp_mask held = acks_.empty() ? 0 : fsm_;
-    const std::uint64_t last_order = ordering_seqs_.empty() ? 0 : ordering_seqs_.back() + 1;
-    const bool short_of_entries = live_ >= capacity_ || !want_slot_.empty();
-    bool wrote = false, waiting = false;
-    for (std::uint64_t seq = head_seq_; seq < next_seq_ && seq <= through; ++seq) {
-      entry& e = at_seq(seq);
-      if (e.k == kind::gone) continue;
-      if (e.k != kind::persist) {
-        held |= e.warps;
+        pop_head();
         continue;
       }
       if (!force) {
+        const bool needed = !ordering_seqs_.empty() || live_ >= capacity_ || !want_slot_.empty();
+        if (policy_ == flush_policy::lazy && !needed) break;
         if (policy_ == flush_policy::window && acks_.size() >= window_) break;
-        if (policy_ == flush_policy::lazy && seq + 1 > last_order && !short_of_entries) break;
       }
-      if ((e.warps & held) != 0) {
-        waiting = true;
-        if ((e.warps & fsm_) != 0 && fsm_counted_ != seq) ++stats_.fsm_waits, fsm_counted_ = seq;
-        continue;
+      // FIFO order: a persist whose warps passed an ordering point waits at
+      // the head until ACTR is zero, and what is behind it waits too (as
+      // in the paper and its simulator; FSM spares the warps that did not).
+      if ((e.warps & fsm_) != 0 && !acks_.empty()) {
+        if (!force) {
+          if (fsm_counted_ != head_seq_) ++stats_.fsm_waits, fsm_counted_ = head_seq_;
+          break;  // the acknowledgement that empties ACTR resumes it
+        }
+        now = std::max(now, last_ack_);
+        retire_acks(now);
       }
-      flush_entry(seq, now, m);
-      wrote = true;
+      flush_entry(head_seq_, now, m);
     }
     // Freed entries go to held stores, oldest first.
     bool added = false;
@@ -194,11 +188,7 @@ void persist_buffer::pump(picos t, pb_memory& m, bool force, std::uint64_t throu
       want_slot_.pop_front();
       if (try_store(s, now, m, false)) schedule(now, s.warp), added = true;
     }
-    if (wrote || added) continue;
-    if (!force || !waiting) break;
-    // A forced drain waits for ACTR to reach zero, then goes on.
-    now = std::max(now, last_ack_);
-    retire_acks(now);
+    if (!added) break;
   }
   pumped_to_ = now;
 }

@@ -55,6 +55,7 @@ TEST(MemorySystem, APmLineWritesThroughTheL2AndIsAcknowledgedWhenDurable) {
   for (const pm_location where : {pm_location::near, pm_location::far}) {
     sim_config c;
     c.pm.location = where;
+    c.persist.domain = durable_point::media;
     memory_system m(c);
     m.access(whole_line(3, mem_space::pm, access_kind::store, 0x4000), 0);
     const picos flushed = m.flush_l1(3, 1'000'000);
@@ -62,11 +63,13 @@ TEST(MemorySystem, APmLineWritesThroughTheL2AndIsAcknowledgedWhenDurable) {
     EXPECT_EQ(m.stats().pm_line_writes, 1u);
     EXPECT_EQ(m.pm_durable(3), flushed);
     const bool far = where == pm_location::far;
-    // To the L2 as a volatile write-back, on to the NVM (across PCIe when
-    // far), and the acknowledgement back (across PCIe when far).
+    // To the L2 as a volatile write-back, on to the NVM (across PCIe and
+    // the host when far), and the acknowledgement back (across PCIe when far).
     const double ack = transfer_ps(128, per_cycle_gbs(c, c.icnt.port_bytes_per_cycle)) + cycles_ps(c, c.icnt.latency) +
                        transfer_ps(128, per_cycle_gbs(c, c.l2.bank_bytes_per_cycle)) + cycles_ps(c, c.l2.latency) +
-                       (far ? transfer_ps(128, c.pcie.bandwidth_gbs) + 2 * c.pcie.latency_ns * 1000 : 0.0) +
+                       (far ? transfer_ps(128, c.pcie.bandwidth_gbs) + 2 * c.pcie.latency_ns * 1000 +
+                                  c.host.llc_latency_ns * 1000
+                            : 0.0) +
                        transfer_ps(128, c.nvm.write_gbs) + c.nvm.latency_ns * 1000 + cycles_ps(c, c.icnt.latency);
     EXPECT_NEAR(double(flushed - 1'000'000), ack, 3.0) << to_string(where);
   }

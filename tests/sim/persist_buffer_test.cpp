@@ -94,24 +94,24 @@ TEST(PersistBuffer, AfterAnOFenceOnlyThatWarpsPersistsWaitForTheEarlierOnes) {
   EXPECT_EQ(m.written_at(B), 20 + ack_delay);
 }
 
-TEST(PersistBuffer, APersistTheFSMHoldsLetsOtherWarpsPersistsBehindItGo) {
+TEST(PersistBuffer, APersistTheFSMHoldsAtTheHeadHoldsWhatIsBehindIt) {
   recording_memory m;
   persist_buffer pb(256, flush_policy::window, 6);
   EXPECT_TRUE(pb.store(A, 0x1, 0, 0, m));
   pb.order(w0, 10, m);
   EXPECT_TRUE(pb.store(B, 0x1, 0, 20, m));  // the head now, held by the FSM
-  EXPECT_TRUE(pb.store(C, 0x1, 1, 30, m));  // behind it, another warp's
+  EXPECT_TRUE(pb.store(C, 0x1, 1, 30, m));  // behind it, another warp's: FIFO order
   EXPECT_EQ(m.written_at(B), ~picos(0));
-  EXPECT_EQ(m.written_at(C), 30u) << "the FSM exists so that unrelated warps are not ordered";
-  pb.order(w1, 40, m);                      // behind B: holds warp 1's later persists
+  EXPECT_EQ(m.written_at(C), ~picos(0));
+  pb.order(w1, 40, m);
   EXPECT_TRUE(pb.store(D, 0x1, 1, 50, m));
-  EXPECT_EQ(m.written_at(D), ~picos(0)) << "an ordering point of warp 1 still in the buffer precedes D";
-  pb.advance(30 + ack_delay, m);
-  EXPECT_EQ(m.written_at(B), 30 + ack_delay);
-  EXPECT_EQ(m.written_at(D), ~picos(0));
-  EXPECT_EQ(pb.next_event(), 30 + 2 * ack_delay);
-  pb.advance(30 + 2 * ack_delay, m);
-  EXPECT_EQ(m.written_at(D), 30 + 2 * ack_delay) << "then D waits for B, written before warp 1's ordering point left";
+  pb.advance(ack_delay, m);  // ACTR zero: B and C go; warp 1's ordering point reaches the head
+  EXPECT_EQ(m.written_at(B), ack_delay);
+  EXPECT_EQ(m.written_at(C), ack_delay);
+  EXPECT_EQ(m.written_at(D), ~picos(0)) << "D follows warp 1's ordering point: it waits for C";
+  EXPECT_EQ(pb.next_event(), 2 * ack_delay);
+  pb.advance(2 * ack_delay, m);
+  EXPECT_EQ(m.written_at(D), 2 * ack_delay);
 }
 
 TEST(PersistBuffer, AStoreToALineBufferedBeforeTheWarpsOrderingPointWaitsForItToPersist) {

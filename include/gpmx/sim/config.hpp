@@ -29,6 +29,10 @@ enum class persist_model : std::uint8_t { gpm, epoch, sbrp };
 // When a persist buffer writes its persists: as soon as order allows, only
 // at ordering points, or keeping a window of them in flight per SM.
 enum class flush_policy : std::uint8_t { eager, lazy, window };
+// When a PM write counts as durable (ADR): once the NVM's write queue takes
+// it (the memory controller's queue is in the persistence domain, as the
+// SBRP simulator assumes), or once the NVM has written it.
+enum class durable_point : std::uint8_t { queue, media };
 
 // A cache's ways as simulated: at most its number of lines.
 constexpr std::uint32_t effective_ways(std::uint64_t size, std::uint32_t line, std::uint32_t ways) {
@@ -118,6 +122,7 @@ struct sim_config {
     flush_policy flush = flush_policy::window;
     std::uint32_t window = 6;           // persists in flight per SM (SBRP's default)
     std::uint32_t buffer_percent = 50;  // persist-buffer entries as a share of L1 lines
+    durable_point domain = durable_point::queue;  // ADR: the NVM's write queue is persistent
     bool eadr = false;                  // PM-far: durable at the host's last-level cache
     bool promote_scopes = false;        // block-scope pAcq/pRel act at device scope (SBRP's Figure 7)
   } persist;
@@ -167,5 +172,6 @@ std::string_view to_string(write_policy p);
 std::string_view to_string(pm_location p);
 std::string_view to_string(persist_model m);
 std::string_view to_string(flush_policy f);
+std::string_view to_string(durable_point d);
 
 }  // namespace gpmx::sim
