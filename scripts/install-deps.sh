@@ -11,6 +11,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libpmem-dev
   librocksdb-dev
+  python3 python3-matplotlib  # the tests' JSON checks; gpmx sim figure's charts
   clang-14 libfuzzer-14-dev  # only for the fuzz targets (scripts/fuzz.sh)
 )
 

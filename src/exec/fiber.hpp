@@ -51,6 +51,8 @@ struct fiber_record {
   std::uint32_t spin_probe_bytes = 0;
   mem_space spin_probe_space = mem_space::global;
   bool spin_probe_atomic = false;
+  bool spin_probe_acquire = false;  // the read was a persist acquire, of this scope:
+  scope spin_probe_scope = scope::device;
 
   // Sanitizer bookkeeping.
   const void* stack_bottom = nullptr;

@@ -39,23 +39,39 @@ void thread_ctx::spin_yield() {
     // Another try of the condition costs what its last read costs: an
     // atomic load (sub = atomic_op::load) or a load through a view (none).
     const detail::fiber_record& f = *fiber_;
-    timed_stop(timed_op{timed_kind::spin, f.spin_probe_space, scope::device,
+    timed_stop(timed_op{timed_kind::spin, f.spin_probe_space, f.spin_probe_scope,
                         std::uint8_t(f.spin_probe_atomic ? atomic_op::load : atomic_op::none), f.spin_probe_bytes,
-                        f.spin_probe, 0, "spin_wait", 0});
+                        f.spin_probe, 0, "spin_wait", 0, f.spin_probe_acquire});
     return;
   }
   prepare_to_wait();
   b_->scheduler->spin_yield(*this);
 }
 
+void thread_ctx::spin_begin() { fiber_->spin_probe = nullptr; }
+
+void thread_ctx::spin_read_once() {
+  const detail::fiber_record& f = *fiber_;
+  if (!f.spin_probe) return;  // it read nothing through gpmx: nothing to time
+  const timed_kind k = f.spin_probe_acquire ? timed_kind::flag_acquire
+                       : f.spin_probe_atomic ? timed_kind::atomic
+                                             : timed_kind::load;
+  timed_stop(timed_op{k, f.spin_probe_space, f.spin_probe_scope,
+                      std::uint8_t(k == timed_kind::atomic ? atomic_op::load : atomic_op::none), f.spin_probe_bytes,
+                      f.spin_probe, 0, "spin_wait", 1});
+}
+
 void thread_ctx::deterministic_yield(const timed_op& op) {
   if (in_spin_) {
-    if (op.kind == timed_kind::atomic || op.kind == timed_kind::load) {
+    // A persist acquire reads its flag as an atomic load does.
+    if (op.kind == timed_kind::atomic || op.kind == timed_kind::load || op.kind == timed_kind::flag_acquire) {
       detail::fiber_record& f = *fiber_;
       f.spin_probe = op.addr;
       f.spin_probe_bytes = op.bytes;
       f.spin_probe_space = op.space;
-      f.spin_probe_atomic = op.kind == timed_kind::atomic;
+      f.spin_probe_atomic = op.kind != timed_kind::load;
+      f.spin_probe_acquire = op.kind == timed_kind::flag_acquire;
+      f.spin_probe_scope = op.kind == timed_kind::load ? scope::device : op.sc;
     }
     return;
   }

@@ -330,6 +330,11 @@ void timed_engine::perform(launch_state& L, warp_rec& w, std::uint32_t group, ti
     ++waiting_warps_;
     w.why = stall_reason::barrier;
   } else if (failed_spin) {
+    // GTO stays on a warp only while it can issue: one whose retry failed
+    // waits for its read, and a retry that read nothing through gpmx (a
+    // plain variable) must not keep the scheduler from the warps that
+    // would change it.
+    if (m_.policy == warp_scheduling::gto && units_[w.unit].last == &w) units_[w.unit].last = nullptr;
     // The warp spins only when every parked lane failed a retry in this
     // epoch: lanes that diverged elsewhere may still change what it reads.
     if (w.spin_epoch != epoch_) w.spin_epoch = epoch_, w.spin_failed = 0, w.spinning = false;

@@ -70,7 +70,7 @@ const std::array params{
     param{"persist.model", "", ptype::pmodel, GPMX_SIM_FIELD(persist.model)},
     param{"persist.flush", "", ptype::pflush, GPMX_SIM_FIELD(persist.flush)},
     param{"persist.window", "persists", ptype::u32, GPMX_SIM_FIELD(persist.window)},
-    param{"persist.buffer_percent", "% of L1 lines", ptype::u32, GPMX_SIM_FIELD(persist.buffer_percent)},
+    param{"persist.buffer_percent", "% of L1 lines", ptype::real, GPMX_SIM_FIELD(persist.buffer_percent)},
     param{"persist.domain", "", ptype::pdomain, GPMX_SIM_FIELD(persist.domain)},
     param{"persist.eadr", "", ptype::boolean, GPMX_SIM_FIELD(persist.eadr)},
     param{"persist.promote_scopes", "", ptype::boolean, GPMX_SIM_FIELD(persist.promote_scopes)},
@@ -376,8 +376,8 @@ void validate(const sim_config& c) {
   non_negative("nvm.latency_ns", c.nvm.latency_ns);
   non_negative("host.llc_latency_ns", c.host.llc_latency_ns);
   nonzero("persist.window", c.persist.window);
-  if (c.persist.buffer_percent == 0 || c.persist.buffer_percent > 100)
-    invalid(fmt::format("persist.buffer_percent={}; must be 1 to 100", c.persist.buffer_percent));
+  if (!(c.persist.buffer_percent > 0) || c.persist.buffer_percent > 100)
+    invalid(fmt::format("persist.buffer_percent={}; must be above 0 and at most 100", c.persist.buffer_percent));
   if (c.sm.max_threads / 32 > 64)
     invalid(fmt::format("sm.max_threads={} is {} warps; the persist buffer's warp masks hold 64",
                         c.sm.max_threads, c.sm.max_threads / 32));

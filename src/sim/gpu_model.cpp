@@ -144,7 +144,8 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
         writes_of(in) = std::max(writes_of(in), t.done);
         return {start + issue_, next, start > now ? stall_reason::ordering : stall_reason::compute};
       }
-      if (op.kind == timed_kind::flag_acquire) persist_.acquire(in, op.sc, now);
+      // Each try of a spin on a persist acquire is an acquire too.
+      if (op.kind == timed_kind::flag_acquire || op.acquire) persist_.acquire(in, op.sc, now);
       return {std::max(t.done, next), next, stall_reason::memory};
     }
     case timed_kind::fence: {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -13,7 +14,8 @@ persistency_unit::persistency_unit(memory_system& mem)
     : mem_(mem), model_(mem.config().persist.model), promote_(mem.config().persist.promote_scopes) {
   const sim_config& c = mem.config();
   const std::uint64_t l1_lines = c.l1.size / c.l1.line;
-  const auto entries = std::uint32_t(std::max<std::uint64_t>(1, l1_lines * c.persist.buffer_percent / 100));
+  const auto entries =
+      std::uint32_t(std::max(1.0, std::round(double(l1_lines) * c.persist.buffer_percent / 100.0)));
   sms_.reserve(c.sm.count);
   for (std::uint32_t i = 0; i < c.sm.count; ++i) {
     sms_.push_back(per_sm{persist_buffer(entries, c.persist.flush, c.persist.window), sm_port{}, 0,

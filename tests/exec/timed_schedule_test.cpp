@@ -440,3 +440,57 @@ TEST(TimedSchedule, ASpinningLaneIsNoDeadlockWhileAnotherLaneOfItsWarpCanIssue) 
 }
 
 }  // namespace
+
+namespace {
+using namespace gpmx;
+
+// One cycle per instruction, a load 20; refuses to go on past `cap` issues
+// (a warp starved by a spinning one would otherwise make the test hang).
+class capped_model final : public timing_model {
+ public:
+  explicit capped_model(std::uint64_t cap) : cap_(cap) {}
+  timed_machine machine() const override {
+    timed_machine m = small_machine(1, 1);
+    m.cycle = cycle;
+    return m;
+  }
+  issue_result issue(const warp_instruction& in, vtime now) override {
+    if (++issued > cap_) throw std::runtime_error("issue cap reached: a warp is starved");
+    const timed_op& op = in.ops[std::countr_zero(in.lanes)];
+    const bool read = op.kind == timed_kind::load || op.kind == timed_kind::atomic ||
+                      op.kind == timed_kind::flag_acquire || (op.kind == timed_kind::spin && op.addr);
+    spin_acquires += op.kind == timed_kind::spin && op.acquire;
+    return {now + (read ? 20 : 1) * cycle, now + cycle, read ? stall_reason::memory : stall_reason::compute};
+  }
+  std::uint64_t issued = 0, spin_acquires = 0;
+
+ private:
+  std::uint64_t cap_;
+};
+
+// Warp 0 waits on a persist acquire of a flag that warp 1 releases after
+// some work, both on one warp scheduler.
+struct acquire_handoff {
+  void operator()(auto& t, std::uint32_t* flag, global_span<std::uint32_t> out) const {
+    if (t.thread_rank() == 0) {
+      t.spin_wait([&] { return t.pacq(scope::block, flag) == 1u; });
+      out.bind(t)[0] = 1;
+    } else if (t.thread_rank() == 32) {
+      for (std::uint32_t i = 1; i < 40; ++i) out.bind(t)[i] = i;
+      t.prel(scope::block, flag, 1u);
+    }
+  }
+};
+
+TEST(TimedSchedule, GtoDoesNotStarveAWarpBehindOneSpinningOnAnAcquire) {
+  capped_model model(100'000);
+  auto ex = timed_executor(model);
+  std::uint32_t flag = 0;
+  std::vector<std::uint32_t> out(40);
+  ex.launch({.grid = 1, .block = 64}, acquire_handoff{}, &flag, global_span<std::uint32_t>(out.data(), 40));
+  EXPECT_EQ(out[0], 1u);
+  EXPECT_LT(model.issued, 1000u);
+  EXPECT_GT(model.spin_acquires, 0u) << "a retry of a spin on pacq is an acquire with its flag's address";
+}
+
+}  // namespace

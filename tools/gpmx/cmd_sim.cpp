@@ -141,7 +141,11 @@ void register_sim(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--repeat", a->bench_opts.repeat, "--bench: runs per kernel (median reported)")
       ->capture_default_str();
-  sub->callback([a] { do_sim(*a); });
+  register_sim_figure(*sub);
+  sub->callback([a, sub] {
+    if (sub->got_subcommand("figure")) return;  // gpmx sim figure N ran instead
+    do_sim(*a);
+  });
 }
 
 }  // namespace gpmx::cli

@@ -34,7 +34,8 @@ enum class timed_kind : std::uint8_t {
   barrier,          // arrival at the block barrier
   warp_collective,  // a shuffle, vote or syncwarp (sub: warp_op)
   spin,             // another try of a spin_wait condition (addr, space: its last read; sub: atomic_op::load
-                    // if that was an atomic load, atomic_op::none if a load through a view)
+                    // if that was an atomic load or a persist acquire (acquire, sc), atomic_op::none if a
+                    // load through a view)
   activemask,       // activemask()
 };
 inline constexpr unsigned timed_kind_count = 12;
@@ -50,6 +51,7 @@ struct timed_op {
   std::uint32_t work = 0;      // instructions the thread declared with work() since its last operation
   const char* file = nullptr;  // where it was written: lanes at different places issue apart
   std::uint32_t line = 0;
+  bool acquire = false;        // spin: the condition's read was a persist acquire of scope `sc`
 };
 
 // One warp instruction: the lanes in `lanes` stopped at the same operation.

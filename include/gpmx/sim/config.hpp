@@ -121,7 +121,7 @@ struct sim_config {
     persist_model model = persist_model::epoch;
     flush_policy flush = flush_policy::window;
     std::uint32_t window = 6;           // persists in flight per SM (SBRP's default)
-    std::uint32_t buffer_percent = 50;  // persist-buffer entries as a share of L1 lines
+    double buffer_percent = 50;         // persist-buffer entries as a share of L1 lines
     durable_point domain = durable_point::queue;  // ADR: the NVM's write queue is persistent
     bool eadr = false;                  // PM-far: durable at the host's last-level cache
     bool promote_scopes = false;        // block-scope pAcq/pRel act at device scope (SBRP's Figure 7)

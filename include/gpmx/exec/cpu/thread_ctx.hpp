@@ -140,11 +140,17 @@ class thread_ctx {
   // the writers (in this block or another) can run.
   template <class Pred>
   void spin_wait(Pred&& pred) {
-    for (;;) {
+    if (b_->timed) spin_begin();
+    for (bool first = true;; first = false) {
       in_spin_ = true;  // atomics inside the condition are not scheduling points
       const bool ready = pred();
       in_spin_ = false;
-      if (ready) return;
+      if (ready) {
+        // The timed schedule still issues a condition true at once: its
+        // read costs what a read does (and an acquire orders persists).
+        if (first && b_->timed) spin_read_once();
+        return;
+      }
       spin_yield();
     }
   }
@@ -446,6 +452,8 @@ class thread_ctx {
   detail::barrier_result barrier(std::uint32_t pred, const source_loc& loc);
   std::uint64_t warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg, int width);
   void spin_yield();
+  void spin_begin();      // timed: forget the last spin's read
+  void spin_read_once();  // timed: the read of a condition that held at once, as an operation
   // Timed schedule: work() the thread declared after its last operation is
   // not carried to the next thread on the same fiber. One test elsewhere.
   void thread_ended() {

@@ -1,0 +1,252 @@
+// gpmx sim figure N: one of SBRP's figures (or gpmx's own additions) run as
+// independent simulations in parallel, with gpmx's bars beside the paper's
+// numbers, as a table, JSON, CSV and a PNG chart (docs/reproduction.md).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "child_status.hpp"
+#include "commands.hpp"
+#include "figure_plot.hpp"
+#include "gpmx/sim/config.hpp"
+#include "progress_bar.hpp"
+#include "sim_figure_runner.hpp"
+#include "sim_figures.hpp"
+
+namespace gpmx::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using figures::config;
+using figures::figure_def;
+using figures::metric;
+
+struct figure_args {
+  std::string id, out = "gpmx-figures";
+  unsigned jobs = 0;
+  bool json = false, quiet = false;
+};
+
+struct run_result {
+  bool ok = false;  // the run ended and wrote its report
+  bool verified = false;
+  double kernel_ps = 0, pm_read_misses = 0, wall = 0;
+  std::string error;
+};
+
+std::string key_of(const std::string& w, const config& c) {
+  return fmt::format("{}|{}|{}", w, c.style, fmt::join(c.sets, ","));
+}
+
+run_result read_result(const child_run& r, const fs::path& json) {
+  run_result out;
+  if (!r.exit.exited_with(0) && !r.exit.exited_with(exit_check_failed)) {
+    out.error = fmt::format("{}: {}", describe_exit(r.exit), last_lines(r.log, 2));
+    return out;
+  }
+  try {
+    std::ifstream in(json);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    out.kernel_ps = j.at("simulated").at("kernel_ps").get<double>();
+    out.pm_read_misses = j.at("memory").at("l1").at("pm").at("load").at("misses").get<double>();
+    out.verified = j.at("verified").get<bool>();
+    out.wall = j.at("wall_seconds").get<double>();
+    out.ok = true;
+    if (!out.verified) out.error = "the workload's verify failed: " + j.value("verify_detail", std::string());
+  } catch (const std::exception& e) {
+    out.error = fmt::format("unreadable report {}: {}", json.string(), e.what());
+  }
+  return out;
+}
+
+// One bar: NaN when a run it needs failed, or (scope share) when SBRP did
+// not beat epoch at all.
+double bar_value(const figures::series_def& s, const run_result& subject, const run_result& baseline,
+                 const run_result* promoted) {
+  const double nan = std::nan("");
+  if (!subject.ok || !baseline.ok || (promoted && !promoted->ok)) return nan;
+  switch (s.m) {
+    case metric::speedup: return baseline.kernel_ps / subject.kernel_ps;
+    case metric::pm_read_misses:
+      return baseline.pm_read_misses > 0 ? subject.pm_read_misses / baseline.pm_read_misses : nan;
+    case metric::scope_share: {
+      const double gain = baseline.kernel_ps - subject.kernel_ps;
+      return gain > 0 ? (promoted->kernel_ps - subject.kernel_ps) / gain : nan;
+    }
+  }
+  return nan;
+}
+
+double mean_of(metric m, const std::vector<double>& v) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (double x : v) {
+    if (std::isnan(x) || (m != metric::scope_share && x <= 0)) continue;
+    sum += m == metric::scope_share ? x : std::log(x);
+    ++n;
+  }
+  if (n == 0) return std::nan("");
+  return m == metric::scope_share ? sum / double(n) : std::exp(sum / double(n));
+}
+
+std::string cell(double v, metric m) {
+  if (std::isnan(v)) return "-";
+  return m == metric::scope_share ? fmt::format("{:.0f}%", 100 * v) : fmt::format("{:.2f}", v);
+}
+
+void do_figure(const figure_args& a) {
+  const figure_def& fig = figures::find(a.id);
+  const fs::path dir = fs::path(a.out) / ("figure-" + fig.id);
+  fs::create_directories(dir / "runs");
+  const fs::path data = dir / "data";
+
+  // Every distinct run once: series share their baselines.
+  std::map<std::string, std::size_t> index;
+  std::vector<child_run> runs;
+  auto need = [&](const std::string& w, const config& c) {
+    const std::string k = key_of(w, c);
+    if (const auto it = index.find(k); it != index.end()) return it->second;
+    const std::size_t i = runs.size();
+    index.emplace(k, i);
+    child_run r;
+    r.args = {"sim", w, "--style", c.style, "--json", "--quiet", "--out",
+              (dir / "runs" / fmt::format("{:03}.json", i)).string(), "--data", (data / fmt::format("{:03}", i)).string()};
+    for (const std::string& s : c.sets) r.args.insert(r.args.end(), {"--set", s});
+    for (const std::string& p : figures::workload_params(w)) r.args.insert(r.args.end(), {"-p", p});
+    r.log = dir / "runs" / fmt::format("{:03}.log", i);
+    runs.push_back(std::move(r));
+    return i;
+  };
+  for (const auto& s : fig.series)
+    for (const std::string& w : fig.workloads) {
+      need(w, s.subject);
+      need(w, s.baseline);
+      if (s.m == metric::scope_share) need(w, s.promoted);
+    }
+
+  const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    progress_bar bar(fmt::format("figure {}: {} simulations, {} at a time", fig.id, runs.size(), jobs),
+                     !a.quiet && !a.json);
+    run_children(runs, jobs, [&bar](std::size_t done, std::size_t total) { bar.update(double(done) / double(total)); });
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::error_code ec;
+  fs::remove_all(data, ec);  // the workloads' pools: large, and of no use once verified
+
+  std::vector<run_result> results;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    results.push_back(read_result(runs[i], dir / "runs" / fmt::format("{:03}.json", i)));
+
+  nlohmann::json j;
+  j["figure"] = fig.id;
+  j["title"] = fig.title;
+  j["value"] = fig.value_label;
+  j["paper_says"] = fig.paper_says;
+  j["workloads"] = fig.workloads;
+  j["wall_seconds"] = wall;
+  j["jobs"] = jobs;
+  nlohmann::json series = nlohmann::json::array();
+  std::string csv = "figure,series,workload,gpmx,paper\n";
+  std::vector<std::vector<double>> values(fig.series.size());
+  for (std::size_t si = 0; si < fig.series.size(); ++si) {
+    const auto& s = fig.series[si];
+    nlohmann::json bars = nlohmann::json::array();
+    for (const std::string& w : fig.workloads) {
+      const run_result& sub = results[index.at(key_of(w, s.subject))];
+      const run_result& base = results[index.at(key_of(w, s.baseline))];
+      const run_result* prom = s.m == metric::scope_share ? &results[index.at(key_of(w, s.promoted))] : nullptr;
+      const double v = bar_value(s, sub, base, prom);
+      values[si].push_back(v);
+      const auto p = fig.paper.find({w, s.name});
+      nlohmann::json b = {{"workload", w}, {"gpmx", std::isnan(v) ? nlohmann::json() : nlohmann::json(v)},
+                          {"subject_kernel_ps", sub.kernel_ps}, {"baseline_kernel_ps", base.kernel_ps}};
+      if (p != fig.paper.end()) b["paper"] = p->second;
+      bars.push_back(b);
+      csv += fmt::format("{},{},{},{},{}\n", fig.id, s.name, w, std::isnan(v) ? "" : fmt::format("{:.4f}", v),
+                         p != fig.paper.end() ? fmt::format("{:.4f}", p->second) : "");
+    }
+    const double mean = mean_of(s.m, values[si]);
+    const auto p = fig.paper.find({"mean", s.name});
+    nlohmann::json entry = {{"name", s.name},
+                            {"bars", bars},
+                            {"mean", std::isnan(mean) ? nlohmann::json() : nlohmann::json(mean)},
+                            {"mean_kind", s.m == metric::scope_share ? "arithmetic" : "geometric"}};
+    if (p != fig.paper.end()) entry["paper_mean"] = p->second;
+    series.push_back(entry);
+    csv += fmt::format("{},{},mean,{},{}\n", fig.id, s.name, std::isnan(mean) ? "" : fmt::format("{:.4f}", mean),
+                       p != fig.paper.end() ? fmt::format("{:.4f}", p->second) : "");
+  }
+  j["series"] = series;
+  nlohmann::json run_list = nlohmann::json::array();
+  bool all_ok = true;
+  for (const auto& [k, i] : index) {
+    const run_result& r = results[i];
+    all_ok = all_ok && r.ok && r.verified;
+    run_list.push_back({{"run", k}, {"report", fmt::format("runs/{:03}.json", i)}, {"kernel_ps", r.kernel_ps},
+                        {"verified", r.verified}, {"wall_seconds", r.wall}, {"error", r.error}});
+  }
+  j["runs"] = run_list;
+
+  const fs::path json_path = dir / fmt::format("figure-{}.json", fig.id);
+  std::ofstream(json_path) << j.dump(2) << "\n";
+  std::ofstream(dir / fmt::format("figure-{}.csv", fig.id)) << csv;
+  const std::string png = plot_figure(json_path, dir / fmt::format("figure-{}.png", fig.id));
+
+  if (a.json) {
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("Figure {}: {}\n{}: gpmx (paper, where its text gives a number)\n\n", fig.id, fig.title,
+               fig.value_label);
+    fmt::print("{:<12}", "");
+    for (const auto& s : fig.series) fmt::print(" {:>20}", s.name);
+    fmt::print("\n");
+    for (std::size_t wi = 0; wi <= fig.workloads.size(); ++wi) {
+      const bool mean_row = wi == fig.workloads.size();
+      const std::string w = mean_row ? "mean" : fig.workloads[wi];
+      fmt::print("{:<12}", mean_row ? (fig.series.front().m == metric::scope_share ? "mean" : "geomean") : w);
+      for (std::size_t si = 0; si < fig.series.size(); ++si) {
+        const auto& s = fig.series[si];
+        const double v = mean_row ? mean_of(s.m, values[si]) : values[si][wi];
+        const auto p = fig.paper.find({w, s.name});
+        fmt::print(" {:>20}", p == fig.paper.end() ? cell(v, s.m) : fmt::format("{} ({})", cell(v, s.m), cell(p->second, s.m)));
+      }
+      fmt::print("\n");
+    }
+    fmt::print("\nthe paper: {}\n", fig.paper_says);
+    fmt::print("{} simulations in {:.0f} s ({} at a time); reports in {}\n", runs.size(), wall, jobs, dir.string());
+    fmt::print("{}\n", png);
+  }
+  if (!all_ok) {
+    for (const auto& [k, i] : index)
+      if (!results[i].ok || !results[i].verified)
+        fmt::print(stderr, "gpmx: figure {}: run {} failed: {}\n", fig.id, k, results[i].error);
+    throw exit_request{exit_check_failed};
+  }
+}
+
+}  // namespace
+
+void register_sim_figure(CLI::App& sim) {
+  auto a = std::make_shared<figure_args>();
+  auto* sub = sim.add_subcommand("figure", "Reproduce one of SBRP's figures (6, 6-near, 7, 8, 9, 10a, 10b, 10c) or "
+                                           "gpmx's additions (policies, pcie) in the timed mode");
+  sub->add_option("figure", a->id, "figure id")->required();
+  sub->add_option("--jobs", a->jobs, "simulations run at once (default: every core)");
+  sub->add_option("--out", a->out, "directory for the figure's JSON, CSV, PNG and run reports")->capture_default_str();
+  sub->add_flag("--json", a->json, "print JSON instead of a table");
+  sub->add_flag("--quiet", a->quiet, "no progress bar");
+  sub->callback([a] { do_figure(*a); });
+}
+
+}  // namespace gpmx::cli
