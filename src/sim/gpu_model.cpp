@@ -136,7 +136,10 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
         start = held ? now : std::max(now, o.ready);
       }
       warp_request r = request(in, space_of(op.addr), release ? access_kind::store : access_kind::load);
-      r.atomic = true;
+      // A block-scope persist acquire or release meets its partner in the
+      // SM: its flag is read and written in the L1; the others at the L2.
+      const bool flag = op.kind == timed_kind::flag_acquire || op.kind == timed_kind::flag_release || op.acquire;
+      r.atomic = !(flag && persist_.effective(op.sc) == scope::block);
       r.atomic_scope = op.sc == scope::system ? scope::system : scope::device;
       const request_timing t = mem_.access(r, start);
       if (held) return {vtime_never, next, stall_reason::ordering};

@@ -20,13 +20,15 @@ void pb_stats::add(const pb_stats& o) {
   eviction_stalls += o.eviction_stalls;
   fsm_waits += o.fsm_waits;
   eviction_stall_time += o.eviction_stall_time;
+  merged_points += o.merged_points;
 }
 
 persist_buffer::persist_buffer(std::uint32_t entries, flush_policy policy, std::uint32_t window)
     : capacity_(std::max<std::uint32_t>(entries, 1)),
       policy_(policy),
       window_(std::max<std::uint32_t>(window, 1)),
-      warp_order_(64, 0) {}
+      warp_order_(64, 0),
+      warp_last_(64, 0) {}
 
 std::uint64_t persist_buffer::push_entry(const entry& e) {
   fifo_.push_back(e);
@@ -73,6 +75,7 @@ bool persist_buffer::try_store(const pending_store& s, picos, pb_memory&, bool c
     entry& e = at_seq(k);
     e.sectors |= s.sectors;
     e.warps |= bit_of(s.warp);
+    warp_last_[s.warp] = std::max(warp_last_[s.warp], k + 1);
     ++stats_.coalesced;
     return true;
   }
@@ -81,7 +84,9 @@ bool persist_buffer::try_store(const pending_store& s, picos, pb_memory&, bool c
     want_slot_.push_back(s);
     return false;
   }
-  line_entry_[s.line] = push_entry({kind::persist, s.line, s.sectors, bit_of(s.warp)});
+  const std::uint64_t seq = push_entry({kind::persist, s.line, s.sectors, bit_of(s.warp)});
+  line_entry_[s.line] = seq;
+  warp_last_[s.warp] = seq + 1;
   ++stats_.persists;
   return true;
 }
@@ -93,32 +98,34 @@ bool persist_buffer::store(std::uint64_t line, std::uint32_t sectors, std::uint3
   return in;
 }
 
+std::uint64_t persist_buffer::add_point(kind k, std::uint32_t warp) {
+  // A warp's ordering point merges into the latest point of the same kind
+  // when none of the warp's entries follows that point: nothing of the
+  // warp lies between, so the merged point orders what the warp's own
+  // would (it may order the warp a little earlier, never later). Spins on
+  // pAcq add one entry per warp this way, not one per try.
+  const std::uint64_t latest = latest_point_[k == kind::durable];
+  if (latest != ~0ull && latest >= head_seq_ && at_seq(latest).k == k && latest + 1 >= warp_last_[warp]) {
+    at_seq(latest).warps |= bit_of(warp);
+    ++stats_.merged_points;
+  } else {
+    latest_point_[k == kind::durable] = push_entry({k, 0, 0, bit_of(warp)});
+    ++(k == kind::durable ? stats_.durability_entries : stats_.ordering_entries);
+  }
+  const std::uint64_t seq = latest_point_[k == kind::durable];
+  warp_order_[warp] = warp_last_[warp] = seq + 1;
+  return seq;
+}
+
 void persist_buffer::order(warp_mask warps, picos t, pb_memory& m) {
   retire_acks(t);
-  // Ordering points issued back to back by several warps share an entry.
-  std::uint64_t seq;
-  if (live_ != 0 && fifo_.back().k == kind::order) {
-    fifo_.back().warps |= warps;
-    seq = next_seq_ - 1;
-  } else {
-    seq = push_entry({kind::order, 0, 0, warps});
-    ++stats_.ordering_entries;
-  }
-  for (warp_mask w = warps; w != 0; w &= w - 1) warp_order_[unsigned(std::countr_zero(w))] = seq + 1;
+  for (warp_mask w = warps; w != 0; w &= w - 1) add_point(kind::order, unsigned(std::countr_zero(w)));
   pump(t, m);
 }
 
 void persist_buffer::durable(std::uint32_t warp, picos t, pb_memory& m) {
   retire_acks(t);
-  std::uint64_t seq;
-  if (live_ != 0 && fifo_.back().k == kind::durable) {
-    fifo_.back().warps |= bit_of(warp);
-    seq = next_seq_ - 1;
-  } else {
-    seq = push_entry({kind::durable, 0, 0, bit_of(warp)});
-    ++stats_.durability_entries;
-  }
-  warp_order_[warp] = seq + 1;
+  add_point(kind::durable, warp);
   pump(t, m);
 }
 

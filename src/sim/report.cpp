@@ -48,7 +48,7 @@ nlohmann::json persistency_json(const gpu_model& gpu) {
                            {"flushes", b.flushes},                 {"ordering_entries", b.ordering_entries},
                            {"durability_entries", b.durability_entries}, {"order_stalls", b.order_stalls},
                            {"full_stalls", b.full_stalls},         {"eviction_stalls", b.eviction_stalls},
-                           {"fsm_waits", b.fsm_waits},
+                           {"fsm_waits", b.fsm_waits},             {"merged_points", b.merged_points},
                            {"eviction_stall_cycles", cycles_of(gpu, b.eviction_stall_time)}};
   }
   return j;

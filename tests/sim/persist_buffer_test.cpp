@@ -114,6 +114,22 @@ TEST(PersistBuffer, APersistTheFSMHoldsAtTheHeadHoldsWhatIsBehindIt) {
   EXPECT_EQ(m.written_at(D), 2 * ack_delay);
 }
 
+TEST(PersistBuffer, AWarpsOrderingPointMergesIntoTheLatestOneWhenNothingOfItsFollows) {
+  recording_memory m;
+  persist_buffer pb(256, flush_policy::window, 1);
+  EXPECT_TRUE(pb.store(X, 0x1, 1, 0, m));  // in flight: the window is full, what follows stays buffered
+  EXPECT_TRUE(pb.store(A, 0x1, 0, 0, m));
+  pb.order(w0, 1, m);
+  EXPECT_TRUE(pb.store(B, 0x1, 1, 2, m));  // another warp's persist after the point
+  pb.order(w0, 3, m);                      // again, nothing of warp 0 since: the same point (a spin on pAcq)
+  pb.order(w0, 4, m);
+  EXPECT_EQ(pb.stats().merged_points, 2u);
+  EXPECT_TRUE(pb.store(C, 0x1, 0, 5, m));
+  pb.order(w0, 6, m);                      // warp 0 stored since: a point of its own
+  EXPECT_EQ(pb.stats().ordering_entries + pb.stats().merged_points, 4u);
+  EXPECT_EQ(pb.stats().merged_points, 2u);
+}
+
 TEST(PersistBuffer, AStoreToALineBufferedBeforeTheWarpsOrderingPointWaitsForItToPersist) {
   recording_memory m;
   persist_buffer pb(256, flush_policy::window, 1);

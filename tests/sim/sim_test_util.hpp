@@ -16,6 +16,27 @@
 
 namespace gpmx::sim::testing {
 
+// ThreadSanitizer maps about nine memory regions per fiber and a process may
+// map 65,530 by default (vm.max_map_count): 30 SMs of 1,024 waiting threads
+// (30,720 fibers) do not fit. Under tsan the kernels that fill every SM run
+// on a GPU of a fifth of the SMs whose shared devices (GDDR, PCIe, NVM) have
+// a fifth of the bandwidth, so each claim (the configured rate is reached)
+// is checked as it is, on a smaller machine.
+#if defined(__SANITIZE_THREAD__)
+inline constexpr std::uint32_t sanitizer_shrink = 5;
+#else
+inline constexpr std::uint32_t sanitizer_shrink = 1;
+#endif
+inline sim_config fit_for_sanitizer(sim_config c) {
+  if (sanitizer_shrink == 1) return c;
+  c.sm.count /= sanitizer_shrink;
+  c.gddr.bandwidth_gbs /= sanitizer_shrink;
+  c.pcie.bandwidth_gbs /= sanitizer_shrink;
+  c.nvm.read_gbs /= sanitizer_shrink;
+  c.nvm.write_gbs /= sanitizer_shrink;
+  return c;
+}
+
 inline warp_request one_lane(std::uint32_t sm, gpmx::mem_space space, gpmx::access_kind kind, std::uint64_t addr,
                              std::uint32_t bytes = 4) {
   warp_request r;

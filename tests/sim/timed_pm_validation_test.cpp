@@ -121,13 +121,14 @@ double stream_read_gbs(const sim::sim_config& c) {
 }
 
 TEST(TimedPmValidation, StreamingPmReadsReachTheNvmBandwidthNearAndThePcieBandwidthFar) {
-  const sim::sim_config near = sim::named_config("sbrp-table1-near"), far = sim::named_config("sbrp-table1");
+  const sim::sim_config near = sim::testing::fit_for_sanitizer(sim::named_config("sbrp-table1-near")),
+                        far = sim::testing::fit_for_sanitizer(sim::named_config("sbrp-table1"));
   sim::testing::report_within_5_percent(stream_read_gbs(near), near.nvm.read_gbs, "PM-near stream, GB/s");
   sim::testing::report_within_5_percent(stream_read_gbs(far), far.pcie.bandwidth_gbs, "PM-far stream, GB/s");
 }
 
 TEST(TimedPmValidation, StreamingPmWritesReachTheNvmWriteBandwidth) {
-  const sim::sim_config c = sim::named_config("sbrp-table1-near");
+  const sim::sim_config c = sim::testing::fit_for_sanitizer(sim::named_config("sbrp-table1-near"));
   const std::uint32_t block = 1024, iterations = 64;
   const std::uint64_t threads = std::uint64_t(block) * c.sm.count;
   pm_setup s(c, threads * iterations * 4);  // 7.5 MiB: two and a half L2s

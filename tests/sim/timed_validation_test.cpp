@@ -106,7 +106,7 @@ TEST(TimedValidation, AColdChaseMeasuresTheGddrLatency) {
 }
 
 TEST(TimedValidation, StreamingLoadsReachTheGddrBandwidth) {
-  const sim::sim_config c = sim::named_config("sbrp-table1");
+  const sim::sim_config c = sim::testing::fit_for_sanitizer(sim::named_config("sbrp-table1"));
   sim::gpu_model gpu(c);
   cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
   const std::uint32_t block = 1024, blocks = c.sm.count, iterations = 48;
@@ -163,9 +163,9 @@ struct mixed_reuse {
 
 TEST(TimedValidation, SameRunSameCyclesAndTheWarpSchedulerMatters) {
   auto cycles = [](const char* config) {
-    sim::gpu_model gpu(sim::named_config(config));
+    sim::gpu_model gpu(sim::testing::fit_for_sanitizer(sim::named_config(config)));
     cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
-    const std::uint32_t block = 512, blocks = 60, iterations = 24;
+    const std::uint32_t block = 512, blocks = 60 / sim::testing::sanitizer_shrink, iterations = 24;
     page_buffer<std::uint32_t> in(64 * 1024, 1), out(block * blocks);
     ex.launch({dim3(blocks), dim3(block), 0, "mixed"}, mixed_reuse{},
               global_span<const std::uint32_t>(in.data(), in.size()), iterations,

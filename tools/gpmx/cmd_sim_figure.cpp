@@ -33,7 +33,7 @@ using figures::metric;
 struct figure_args {
   std::string id, out = "gpmx-figures";
   unsigned jobs = 0;
-  bool json = false, quiet = false;
+  bool json = false, quiet = false, small = false;
 };
 
 struct run_result {
@@ -121,7 +121,8 @@ void do_figure(const figure_args& a) {
     r.args = {"sim", w, "--style", c.style, "--json", "--quiet", "--out",
               (dir / "runs" / fmt::format("{:03}.json", i)).string(), "--data", (data / fmt::format("{:03}", i)).string()};
     for (const std::string& s : c.sets) r.args.insert(r.args.end(), {"--set", s});
-    for (const std::string& p : figures::workload_params(w)) r.args.insert(r.args.end(), {"-p", p});
+    if (!a.small)
+      for (const std::string& p : figures::workload_params(w)) r.args.insert(r.args.end(), {"-p", p});
     r.log = dir / "runs" / fmt::format("{:03}.log", i);
     runs.push_back(std::move(r));
     return i;
@@ -156,6 +157,7 @@ void do_figure(const figure_args& a) {
   j["workloads"] = fig.workloads;
   j["wall_seconds"] = wall;
   j["jobs"] = jobs;
+  j["sizes"] = a.small ? "the workloads' test sizes (--small)" : "the figure sizes (docs/reproduction.md)";
   nlohmann::json series = nlohmann::json::array();
   std::string csv = "figure,series,workload,gpmx,paper\n";
   std::vector<std::vector<double>> values(fig.series.size());
@@ -246,6 +248,7 @@ void register_sim_figure(CLI::App& sim) {
   sub->add_option("--out", a->out, "directory for the figure's JSON, CSV, PNG and run reports")->capture_default_str();
   sub->add_flag("--json", a->json, "print JSON instead of a table");
   sub->add_flag("--quiet", a->quiet, "no progress bar");
+  sub->add_flag("--small", a->small, "run the workloads at their test sizes (seconds; the numbers mean little)");
   sub->callback([a] { do_figure(*a); });
 }
 

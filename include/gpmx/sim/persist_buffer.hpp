@@ -48,6 +48,7 @@ struct pb_stats {
   std::uint64_t eviction_stalls = 0; // evictions held behind an ordering entry or the FSM
   std::uint64_t fsm_waits = 0;       // head persists that waited for ACTR to reach zero
   picos eviction_stall_time = 0;
+  std::uint64_t merged_points = 0;   // ordering points merged into an earlier one of the same kind
   void add(const pb_stats& o);
 };
 
@@ -126,6 +127,7 @@ class persist_buffer {
   void pump(picos t, pb_memory& m, bool force = false, std::uint64_t through = ~0ull);
   void flush_entry(std::uint64_t seq, picos t, pb_memory& m);
   void pop_head();
+  std::uint64_t add_point(kind k, std::uint32_t warp);  // an ordering or durability point of one warp
   void schedule(picos at, std::uint32_t warp);
   void schedule_store(picos at, const pending_store& s);
   bool try_store(const pending_store& s, picos t, pb_memory& m, bool count_stall);
@@ -140,6 +142,8 @@ class persist_buffer {
   std::unordered_map<std::uint64_t, std::uint64_t> line_entry_;  // line -> its persist entry's seq
   std::deque<std::uint64_t> ordering_seqs_;  // order and durable entries in the FIFO, oldest first
   std::vector<std::uint64_t> warp_order_;    // per warp: seq of its latest order/durable entry (+1; 0: none)
+  std::vector<std::uint64_t> warp_last_;     // per warp: seq of its latest entry of any kind (+1; 0: none)
+  std::uint64_t latest_point_[2] = {~0ull, ~0ull};  // seq of the latest order / durable entry
   std::priority_queue<picos, std::vector<picos>, std::greater<>> acks_;  // flushed, not yet acknowledged
   picos last_ack_ = 0;
   picos pumped_to_ = 0;  // where the last pump's clock ended (a forced pump may wait for ACTR)

@@ -67,6 +67,9 @@ class persistency_unit final : private pm_eviction_guard {
   picos kernel_end(picos t);
 
   persist_model model() const { return model_; }
+  // The scope a persist acquire or release acts at (block promoted to
+  // device with persist.promote_scopes).
+  scope effective(scope s) const;
   const persistency_stats& stats() const;
 
  private:
@@ -97,7 +100,6 @@ class persistency_unit final : private pm_eviction_guard {
   outcome barrier(std::uint32_t sm, picos t, picos own_writes);  // gpm/epoch
   outcome hold(const warp_instruction& in, picos t, std::uint32_t pending);
   bool sbrp() const { return model_ == persist_model::sbrp; }
-  scope effective(scope s) const;
 
   memory_system& mem_;
   persist_model model_;

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# gpmx sim figure end to end at the workloads' test sizes: every run
+# verifies (0), the table names the paper's numbers, the JSON, CSV and run
+# reports are written, each bar is the ratio of the runs' kernel times, and
+# an unknown figure gives 2 with a message naming it.
+set -u
+gpmx="$1"
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+has() {
+  grep -q -- "$1" out.txt || { echo "FAIL: no '$1' in the output"; cat out.txt; failures=$((failures + 1)); }
+}
+
+expect 0 "$gpmx" sim figure 6 --small --jobs 2 --out figs --quiet
+has 'SBRP-near'
+has 'geomean'
+has '(1.14)'
+[ -f figs/figure-6/figure-6.json ] && [ -f figs/figure-6/figure-6.csv ] \
+  || { echo "FAIL: no figure-6.json or .csv"; failures=$((failures + 1)); }
+[ ! -d figs/figure-6/data ] || { echo "FAIL: the runs' data directories were left behind"; failures=$((failures + 1)); }
+python3 - <<'PY' || { echo "FAIL: the figure's JSON does not add up"; failures=$((failures + 1)); }
+import json, math
+f = json.load(open("figs/figure-6/figure-6.json"))
+assert f["figure"] == "6" and len(f["series"]) == 5, f.keys()
+assert all(r["verified"] for r in f["runs"]), [r for r in f["runs"] if not r["verified"]]
+for s in f["series"]:
+    for b in s["bars"]:
+        assert b["gpmx"] is not None and math.isclose(b["gpmx"], b["baseline_kernel_ps"] / b["subject_kernel_ps"]), b
+    if s["name"] == "Epoch-far":
+        assert all(math.isclose(b["gpmx"], 1.0) for b in s["bars"]), s
+PY
+expect 0 "$gpmx" sim figure 7 --small --jobs 2 --out figs --json --quiet
+has '"scopes (far)"'
+expect 2 "$gpmx" sim figure 42
+grep -q "no figure '42'" err.txt || { echo "FAIL: the error does not name the figure"; cat err.txt; failures=$((failures + 1)); }
+
+exit $((failures != 0))
