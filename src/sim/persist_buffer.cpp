@@ -260,7 +260,13 @@ void persist_buffer::advance(picos t, pb_memory& m) {
   }
 }
 
-picos persist_buffer::drain(picos t, pb_memory& m) {
+picos persist_buffer::drain(picos t, pb_memory& m, bool ordered) {
+  if (!ordered) {
+    // Every buffered persist at once, ordering points ignored.
+    for (std::uint64_t seq = head_seq_; seq < next_seq_; ++seq)
+      if (at_seq(seq).k == kind::persist) flush_entry(seq, t, m);
+    fsm_ = 0;
+  }
   pump(t, m, true);
   return std::max({t, pumped_to_, last_ack_});
 }

@@ -184,7 +184,7 @@ void persistency_unit::advance(picos t, timed_waker& w) {
 picos persistency_unit::kernel_end(picos t) {
   picos end = t;
   if (sbrp())
-    for (per_sm& s : sms_) end = std::max(end, s.buffer.drain(t, s.port));
+    for (per_sm& s : sms_) end = std::max(end, s.buffer.drain(t, s.port, mem_.config().persist.ordered_drain));
   return end;
 }
 

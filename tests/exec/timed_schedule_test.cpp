@@ -338,12 +338,11 @@ TEST(TimedSchedule, ABlockThatCannotFitAnSmIsRefused) {
 
 namespace {
 // Thirty SMs of 1024 resident threads (SBRP's Table 1): every thread holds
-// a fiber while it waits for its warp, so this is the most the timed
-// schedule keeps alive at once.
-// Every thread of 30 full SMs waits at once: 30,720 fibers. ThreadSanitizer
-// maps about nine regions per fiber and a process may map 65,530 by default
-// (vm.max_map_count), so under tsan the machine has 6 SMs.
-#if defined(__SANITIZE_THREAD__)
+// a fiber while it waits for its warp (30,720 fibers), the most the timed
+// schedule keeps alive at once. ThreadSanitizer maps about nine regions per
+// fiber and a process may map 65,530 by default (vm.max_map_count), so
+// under tsan the machine has 6 SMs.
+#if defined(GPMX_SANITIZER_thread)
 constexpr std::uint32_t full_sms = 6;
 #else
 constexpr std::uint32_t full_sms = 30;

@@ -215,3 +215,21 @@ TEST(PersistBuffer, DrainWritesEverythingAndReturnsWhenTheLastIsDurable) {
 }
 
 }  // namespace
+
+namespace {
+using namespace gpmx::sim;
+
+TEST(PersistBuffer, AnUnorderedDrainWritesEverythingAtOnce) {
+  recording_memory m;
+  persist_buffer pb(256, flush_policy::lazy, 6);
+  EXPECT_TRUE(pb.store(A, 0x1, 0, 0, m));
+  pb.order(w1, 1, m);
+  EXPECT_TRUE(pb.store(B, 0x1, 0, 2, m));
+  EXPECT_TRUE(pb.store(C, 0x1, 1, 3, m));  // held by the FSM in an ordered drain
+  EXPECT_EQ(pb.drain(100, m, false), 100 + ack_delay);
+  EXPECT_EQ(m.written_at(B), 100u);
+  EXPECT_EQ(m.written_at(C), 100u);
+  EXPECT_EQ(pb.size(), 0u);
+}
+
+}  // namespace

@@ -22,7 +22,7 @@ namespace gpmx::sim::testing {
 // on a GPU of a fifth of the SMs whose shared devices (GDDR, PCIe, NVM) have
 // a fifth of the bandwidth, so each claim (the configured rate is reached)
 // is checked as it is, on a smaller machine.
-#if defined(__SANITIZE_THREAD__)
+#if defined(GPMX_SANITIZER_thread)
 inline constexpr std::uint32_t sanitizer_shrink = 5;
 #else
 inline constexpr std::uint32_t sanitizer_shrink = 1;

@@ -125,6 +125,9 @@ struct sim_config {
     durable_point domain = durable_point::queue;  // ADR: the NVM's write queue is persistent
     bool eadr = false;                  // PM-far: durable at the host's last-level cache
     bool promote_scopes = false;        // block-scope pAcq/pRel act at device scope (SBRP's Figure 7)
+    // Kernel end: the buffers drain in order (the formal model's rule), or
+    // all at once, ordering ignored (to measure what order costs there).
+    bool ordered_drain = true;
   } persist;
 
   struct {

@@ -89,8 +89,10 @@ class persist_buffer {
   std::vector<wake>& ready_wakes() { return ready_; }
 
   // Writes every buffered persist (kernel end); returns when the last is
-  // durable. Warps still held are woken then.
-  picos drain(picos t, pb_memory& m);
+  // durable. `ordered`: in the buffer's order, waiting for ACTR where the
+  // FSM says; otherwise all at once (what the formal model does not allow:
+  // a crash during the drain may keep a later persist without an earlier).
+  picos drain(picos t, pb_memory& m, bool ordered = true);
 
   std::uint32_t size() const { return live_; }
   std::uint32_t capacity() const { return capacity_; }
