@@ -222,7 +222,9 @@ std::string_view to_string(pm_location p) { return p == pm_location::far ? "far"
 std::string_view to_string(persist_model m) {
   return m == persist_model::gpm ? "gpm" : m == persist_model::epoch ? "epoch" : "sbrp";
 }
-std::string_view to_string(durable_point d) { return d == durable_point::queue ? "queue" : "media"; }
+std::string_view to_string(durable_point d) {
+  return d == durable_point::queue ? "queue" : d == durable_point::media ? "media" : "partition";
+}
 std::string_view to_string(flush_policy f) {
   return f == flush_policy::eager ? "eager" : f == flush_policy::lazy ? "lazy" : "window";
 }
@@ -288,7 +290,8 @@ void set_parameter(sim_config& c, std::string_view key, std::string_view value) 
           parse_enum(key, value, std::array{flush_policy::eager, flush_policy::lazy, flush_policy::window});
       break;
     case ptype::pdomain:
-      *static_cast<durable_point*>(f) = parse_enum(key, value, std::array{durable_point::queue, durable_point::media});
+      *static_cast<durable_point*>(f) =
+          parse_enum(key, value, std::array{durable_point::queue, durable_point::media, durable_point::partition});
       break;
   }
 }

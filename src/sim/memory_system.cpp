@@ -204,6 +204,7 @@ picos memory_system::pm_write(std::uint32_t bytes, picos t, picos& wait) {
   wait += nvm_.last_wait();
   // eADR: the host's caches are in the persistence domain; the NVM write
   // still takes its bandwidth, off the critical path.
+  if (cfg_.persist.domain == durable_point::partition) return t;
   if (far && cfg_.persist.eadr) return at_device;
   return cfg_.persist.domain == durable_point::queue ? nvm_.last_start() : written;
 }

@@ -30,6 +30,8 @@ for s in f["series"]:
 PY
 expect 0 "$gpmx" sim figure 7 --small --jobs 2 --out figs --json --quiet
 has '"scopes (far)"'
+expect 2 "$gpmx" sim figure 6 --small --set persist.nonsense=1
+grep -q "persist.nonsense" err.txt || { echo "FAIL: the error does not name the key"; cat err.txt; failures=$((failures + 1)); }
 expect 2 "$gpmx" sim figure 42
 grep -q "no figure '42'" err.txt || { echo "FAIL: the error does not name the figure"; cat err.txt; failures=$((failures + 1)); }
 

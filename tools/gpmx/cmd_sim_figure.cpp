@@ -34,6 +34,7 @@ struct figure_args {
   std::string id, out = "gpmx-figures";
   unsigned jobs = 0;
   bool json = false, quiet = false, small = false;
+  std::vector<std::string> sets;  // applied to every run
 };
 
 struct run_result {
@@ -105,6 +106,15 @@ std::string cell(double v, metric m) {
 
 void do_figure(const figure_args& a) {
   const figure_def& fig = figures::find(a.id);
+  {  // a bad --set fails here, not in every child
+    sim::sim_config check;
+    for (const std::string& kv : a.sets) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw sim::config_error(fmt::format("--set '{}': expected KEY=VALUE (gpmx sim --list-configs shows the keys)", kv));
+      sim::set_parameter(check, kv.substr(0, eq), kv.substr(eq + 1));
+    }
+  }
   const fs::path dir = fs::path(a.out) / ("figure-" + fig.id);
   fs::create_directories(dir / "runs");
   const fs::path data = dir / "data";
@@ -121,6 +131,7 @@ void do_figure(const figure_args& a) {
     r.args = {"sim", w, "--style", c.style, "--json", "--quiet", "--out",
               (dir / "runs" / fmt::format("{:03}.json", i)).string(), "--data", (data / fmt::format("{:03}", i)).string()};
     for (const std::string& s : c.sets) r.args.insert(r.args.end(), {"--set", s});
+    for (const std::string& s : a.sets) r.args.insert(r.args.end(), {"--set", s});
     if (!a.small)
       for (const std::string& p : figures::workload_params(w)) r.args.insert(r.args.end(), {"-p", p});
     r.log = dir / "runs" / fmt::format("{:03}.log", i);
@@ -157,6 +168,7 @@ void do_figure(const figure_args& a) {
   j["workloads"] = fig.workloads;
   j["wall_seconds"] = wall;
   j["jobs"] = jobs;
+  j["sets"] = a.sets;
   j["sizes"] = a.small ? "the workloads' test sizes (--small)" : "the figure sizes (docs/reproduction.md)";
   nlohmann::json series = nlohmann::json::array();
   std::string csv = "figure,series,workload,gpmx,paper\n";
@@ -248,6 +260,7 @@ void register_sim_figure(CLI::App& sim) {
   sub->add_option("--out", a->out, "directory for the figure's JSON, CSV, PNG and run reports")->capture_default_str();
   sub->add_flag("--json", a->json, "print JSON instead of a table");
   sub->add_flag("--quiet", a->quiet, "no progress bar");
+  sub->add_option("--set", a->sets, "KEY=VALUE for every run (after the figure's own), repeatable");
   sub->add_flag("--small", a->small, "run the workloads at their test sizes (seconds; the numbers mean little)");
   sub->callback([a] { do_figure(*a); });
 }

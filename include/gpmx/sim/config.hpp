@@ -30,9 +30,11 @@ enum class persist_model : std::uint8_t { gpm, epoch, sbrp };
 // at ordering points, or keeping a window of them in flight per SM.
 enum class flush_policy : std::uint8_t { eager, lazy, window };
 // When a PM write counts as durable (ADR): once the NVM's write queue takes
-// it (the memory controller's queue is in the persistence domain, as the
-// SBRP simulator assumes), or once the NVM has written it.
-enum class durable_point : std::uint8_t { queue, media };
+// it (the memory controller's queue is in the persistence domain), once the
+// NVM has written it, or (partition) once it leaves the GPU's L2 for its
+// memory partition, PCIe included: what the SBRP simulator's PM partition
+// with "persistence on reaching the DRAM queue" amounts to on PM-far.
+enum class durable_point : std::uint8_t { queue, media, partition };
 
 // A cache's ways as simulated: at most its number of lines.
 constexpr std::uint32_t effective_ways(std::uint64_t size, std::uint32_t line, std::uint32_t ways) {
