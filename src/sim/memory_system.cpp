@@ -64,7 +64,11 @@ memory_system::memory_system(const sim_config& c) : cfg_(c) {
   pcie_to_host_.attach(&stats_.pcie_to_host_bw);
   pcie_to_gpu_ = bandwidth_server(cfg_.pcie.bandwidth_gbs * 1e9, ns_to_picos(cfg_.pcie.latency_ns));
   pcie_to_gpu_.attach(&stats_.pcie_to_gpu_bw);
-  ack_return_ = icnt_latency_ + (cfg_.pm.location == pm_location::far ? ns_to_picos(cfg_.pcie.latency_ns) : 0);
+  // The acknowledgement comes back from where the write became durable:
+  // across PCIe from the host when that is where (PM-far, unless durable
+  // at the GPU's partition already).
+  const bool from_host = cfg_.pm.location == pm_location::far && cfg_.persist.domain != durable_point::partition;
+  ack_return_ = icnt_latency_ + (from_host ? ns_to_picos(cfg_.pcie.latency_ns) : 0);
 }
 
 // Lines rotate through the partitions: each run of `partitions` consecutive

@@ -98,6 +98,7 @@ double persist_path_ps(const sim::sim_config& c) {
               cycles_ps(c, c.icnt.latency) + transfer_ps(32, sim::testing::per_cycle_gbs(c, c.l2.bank_bytes_per_cycle)) +
               cycles_ps(c, c.l2.latency) + cycles_ps(c, c.icnt.latency);
   const bool far = c.pm.location == sim::pm_location::far;
+  if (c.persist.domain == sim::durable_point::partition) return ps;  // durable as it leaves the L2
   if (far) ps += transfer_ps(32, c.pcie.bandwidth_gbs) + 2 * c.pcie.latency_ns * 1000 + c.host.llc_latency_ns * 1000;
   if (c.persist.domain == sim::durable_point::media && !(far && c.persist.eadr))
     ps += transfer_ps(32, c.nvm.write_gbs) + c.nvm.latency_ns * 1000;
@@ -117,7 +118,8 @@ struct persist_one {
 
 TEST(TimedPersistency, ADFenceWaitsForItsPersistToBeDurableAndAcknowledged) {
   for (const sim::pm_location where : {sim::pm_location::near, sim::pm_location::far})
-    for (const sim::durable_point domain : {sim::durable_point::queue, sim::durable_point::media})
+    for (const sim::durable_point domain :
+         {sim::durable_point::queue, sim::durable_point::media, sim::durable_point::partition})
       for (const bool eadr : {false, true}) {
         sim::sim_config c = with("sbrp", where);
         c.persist.domain = domain;
