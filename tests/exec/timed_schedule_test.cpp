@@ -341,9 +341,9 @@ namespace {
 // a fiber while it waits for its warp (30,720 fibers), the most the timed
 // schedule keeps alive at once. ThreadSanitizer maps about nine regions per
 // fiber and a process may map 65,530 by default (vm.max_map_count), so
-// under tsan the machine has 6 SMs.
+// under tsan the machine has 3 SMs.
 #if defined(GPMX_SANITIZER_thread)
-constexpr std::uint32_t full_sms = 6;
+constexpr std::uint32_t full_sms = 3;
 #else
 constexpr std::uint32_t full_sms = 30;
 #endif
