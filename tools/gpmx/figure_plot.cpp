@@ -45,7 +45,8 @@ if not share:
     plt.axhline(1.0, color="grey", linewidth=0.8)
 plt.xticks(range(len(groups)), groups)
 plt.ylabel(f["value"] + (" (%)" if share else ""))
-plt.title("Figure " + f["figure"] + ": " + f["title"], fontsize=9)
+sets = f.get("sets") or []
+plt.title("Figure " + f["figure"] + ": " + f["title"] + (" [" + ", ".join(sets) + "]" if sets else ""), fontsize=9)
 plt.legend(fontsize=7, ncol=min(4, len(series) + 1))
 plt.tight_layout()
 plt.savefig(out, dpi=150)
