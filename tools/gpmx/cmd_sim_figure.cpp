@@ -80,8 +80,10 @@ double bar_value(const figures::series_def& s, const run_result& subject, const 
     case metric::pm_read_misses:
       return baseline.pm_read_misses > 0 ? subject.pm_read_misses / baseline.pm_read_misses : nan;
     case metric::scope_share: {
+      // Below 1% of the baseline's time there is no gain to split (the
+      // share of a vanishing gain is noise).
       const double gain = baseline.kernel_ps - subject.kernel_ps;
-      return gain > 0 ? (promoted->kernel_ps - subject.kernel_ps) / gain : nan;
+      return gain > 0.01 * baseline.kernel_ps ? (promoted->kernel_ps - subject.kernel_ps) / gain : nan;
     }
   }
   return nan;
