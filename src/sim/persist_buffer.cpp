@@ -130,8 +130,12 @@ void persist_buffer::durable(std::uint32_t warp, picos t, pb_memory& m) {
 }
 
 void persist_buffer::flush_entry(std::uint64_t seq, picos t, pb_memory& m) {
+  const entry& e = at_seq(seq);
+  written(seq, m.write_back(e.line, e.sectors, t));
+}
+
+void persist_buffer::written(std::uint64_t seq, picos ack) {
   entry& e = at_seq(seq);
-  const picos ack = m.write_back(e.line, e.sectors, t);
   acks_.push(ack);
   last_ack_ = std::max(last_ack_, ack);
   ++stats_.flushes;
@@ -224,17 +228,7 @@ picos persist_buffer::evicting(std::uint64_t line, picos t, pb_memory& m) {
 void persist_buffer::evicted(std::uint64_t line, picos t, picos ack, pb_memory& m) {
   const auto it = line_entry_.find(line);
   if (it == line_entry_.end()) return;
-  const std::uint64_t seq = it->second;
-  line_entry_.erase(it);
-  acks_.push(ack);
-  last_ack_ = std::max(last_ack_, ack);
-  ++stats_.flushes;
-  if (const auto b = blocked_on_.find(seq); b != blocked_on_.end()) {
-    for (const pending_store& s : b->second) schedule_store(ack, s);
-    blocked_on_.erase(b);
-  }
-  at_seq(seq).k = kind::gone;
-  --live_;
+  written(it->second, ack);  // the L1 wrote it: the same as a flush from here on
   pump(t, m);
 }
 

@@ -44,7 +44,7 @@ void persistency_unit::block_started(std::uint64_t block, std::uint32_t sm) {
   per_sm& s = sms_.at(sm);
   // The block's warps take consecutive free slots of the SM (its warp masks
   // have a bit per resident warp).
-  const warp_mask need = warps_per_block_ >= 64 ? ~warp_mask(0) : (warp_mask(1) << warps_per_block_) - 1;
+  const warp_mask need = block_mask();
   for (std::uint32_t base = 0; base + warps_per_block_ <= 64; ++base)
     if ((s.used & (need << base)) == 0) {
       s.used |= need << base;
@@ -61,8 +61,7 @@ void persistency_unit::block_started(std::uint64_t block, std::uint32_t sm) {
 void persistency_unit::block_finished(std::uint64_t block, std::uint32_t sm) {
   const auto it = first_slot_.find(block);
   if (it == first_slot_.end()) return;
-  const warp_mask need = warps_per_block_ >= 64 ? ~warp_mask(0) : (warp_mask(1) << warps_per_block_) - 1;
-  sms_.at(sm).used &= ~(need << it->second);
+  sms_.at(sm).used &= ~(block_mask() << it->second);
   first_slot_.erase(it);
 }
 

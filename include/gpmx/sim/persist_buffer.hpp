@@ -128,6 +128,7 @@ class persist_buffer {
   // them, and past the window, when `force`, up to entry `through`).
   void pump(picos t, pb_memory& m, bool force = false, std::uint64_t through = ~0ull);
   void flush_entry(std::uint64_t seq, picos t, pb_memory& m);
+  void written(std::uint64_t seq, picos ack);  // entry seq's line went; durable at ack
   void pop_head();
   std::uint64_t add_point(kind k, std::uint32_t warp);  // an ordering or durability point of one warp
   void schedule(picos at, std::uint32_t warp);

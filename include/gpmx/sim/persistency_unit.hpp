@@ -97,6 +97,10 @@ class persistency_unit final : private pm_eviction_guard {
   void evicted(std::uint32_t sm, std::uint64_t line, picos t, picos durable_ack) override;
 
   std::uint32_t slot_of(const warp_instruction& in) const;
+  // A block's warps as a mask from slot 0.
+  warp_mask block_mask() const {
+    return warps_per_block_ >= 64 ? ~warp_mask(0) : (warp_mask(1) << warps_per_block_) - 1;
+  }
   outcome barrier(std::uint32_t sm, picos t, picos own_writes);  // gpm/epoch
   outcome hold(const warp_instruction& in, picos t, std::uint32_t pending);
   bool sbrp() const { return model_ == persist_model::sbrp; }
