@@ -14,6 +14,10 @@ if(NOT GPMX_CUDA STREQUAL "OFF")
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
+    # nvcc's front end cannot evaluate fmt 9's compile-time format checks, and
+    # fmt turns its constexpr off under nvcc, which g++ then rejects in C++20;
+    # g++ checks the same format strings in the CPU-only objects.
+    add_compile_options("$<$<COMPILE_LANGUAGE:CUDA>:-DFMT_CONSTEVAL=;-DFMT_USE_CONSTEXPR=1>")
     set(GPMX_HAVE_CUDA ON)
     message(STATUS "gpmx: CUDA build on (${CMAKE_CUDA_COMPILER}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
   elseif(GPMX_CUDA STREQUAL "ON")

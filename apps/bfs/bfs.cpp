@@ -117,16 +117,18 @@ progress search::where() const {
 
 std::span<const std::uint32_t> search::levels() const { return {cost_.as<std::uint32_t>().data(), nodes_}; }
 
-std::uint32_t search::advance(cpu::executor& ex, const graph& g, pm::ordering o,
+std::uint32_t search::advance(const launch_target& ex, const graph& g, pm::ordering o,
                               const std::function<void(std::uint32_t)>& after_level, bool no_discovery_persist) {
   const std::uint64_t n = nodes_;
   // Claim flags from the committed levels: a node a crashed level had
   // reached (level + 1 already stored) is unclaimed and is found again.
-  std::vector<std::uint32_t> visited(n);
+  kernel_vector<std::uint32_t> visited(n);
   const std::uint32_t committed = where().level;
   const auto cost = levels();
   for (std::uint64_t v = 0; v < n; ++v) visited[v] = cost[v] <= committed ? 1 : 0;
-  std::vector<std::uint32_t> counters(2), released((n + block - 1) / block, 0);
+  kernel_vector<std::uint32_t> counters(2), released((n + block - 1) / block, 0);
+  const auto offsets = ex.input(std::span<const std::uint64_t>(g.offsets));
+  const auto targets = ex.input(std::span<const std::uint32_t>(g.targets));
   const auto frontiers = frontier_.span<std::uint32_t>();
   std::uint32_t ran = 0;
   for (progress p = where(); p.frontier_size > 0; p = where(), ++ran) {
@@ -138,8 +140,8 @@ std::uint32_t search::advance(cpu::executor& ex, const graph& g, pm::ordering o,
     a.frontier_out = frontiers.subspan(((p.level + 1) % 2) * n, n);
     a.cost = cost_.span<std::uint32_t>();
     a.progress = pm::pm_ptr<std::uint64_t>(progress_.as<std::uint64_t>().data(), progress_.domain());
-    a.offsets = global_span<const std::uint64_t>(g.offsets.data(), g.offsets.size());
-    a.targets = global_span<const std::uint32_t>(g.targets.data(), g.targets.size());
+    a.offsets = offsets.span();
+    a.targets = targets.span();
     a.visited = visited.data();
     counters.assign(2, 0);
     a.next_size = &counters[0];

@@ -12,7 +12,7 @@
 #include <span>
 
 #include "bfs/graph.hpp"
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
 
@@ -34,7 +34,7 @@ class search {
   // Runs (or resumes) levels until the frontier is empty; after_level gets
   // each committed level. Returns the levels run. no_discovery_persist runs
   // the seeded bug of that name (bfs_kernels.hpp).
-  std::uint32_t advance(cpu::executor& ex, const graph& g, pm::ordering o,
+  std::uint32_t advance(const launch_target& ex, const graph& g, pm::ordering o,
                         const std::function<void(std::uint32_t level)>& after_level = {},
                         bool no_discovery_persist = false);
 

@@ -22,7 +22,7 @@ std::vector<iterative::state_array> blk_app::state() {
   return {{"spot", spot.data(), spot.size()}, {"call", call.data(), call.size()}, {"put", put.data(), put.size()}};
 }
 
-void blk_app::step(cpu::executor& ex, std::uint64_t iteration) {
+void blk_app::step(const launch_target& ex, std::uint64_t iteration) {
   constexpr std::uint32_t block = 256;
   const std::uint64_t n = spot.size();
   ex.launch({dim3(std::uint32_t((n + block - 1) / block)), dim3(block), 0, "blk_step"}, blk_step{}, iteration, seed,

@@ -15,15 +15,15 @@ class blk_app final : public iterative::app {
  public:
   blk_app(std::uint64_t options, std::uint64_t seed);
   std::vector<iterative::state_array> state() override;
-  void step(cpu::executor& ex, std::uint64_t iteration) override;
+  void step(const launch_target& ex, std::uint64_t iteration) override;
   std::uint64_t operations_per_iteration() const override { return spot.size(); }
 
   // Years to expiry at an iteration (never below one day).
   float expiry_at(std::uint64_t option, std::uint64_t iteration) const;
 
   std::uint64_t seed;
-  std::vector<float> strike, expiry;  // inputs, from the seed
-  std::vector<float> spot, call, put;  // the state
+  kernel_vector<float> strike, expiry;  // inputs, from the seed
+  kernel_vector<float> spot, call, put;  // the state
 };
 
 // Black-Scholes in double precision with the exact normal distribution

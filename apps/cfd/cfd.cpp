@@ -48,7 +48,7 @@ std::vector<iterative::state_array> cfd_app::state() {
           {"energy", e.data(), e.size()}};
 }
 
-void cfd_app::step(cpu::executor& ex, std::uint64_t) {
+void cfd_app::step(const launch_target& ex, std::uint64_t) {
   constexpr std::uint32_t block = 256;
   const launch_config cfg{dim3(std::uint32_t((nx * ny + block - 1) / block)), dim3(block), 0, "cfd_step"};
   const std::uint64_t n = nx * ny;

@@ -18,7 +18,7 @@ class cfd_app final : public iterative::app {
  public:
   cfd_app(std::uint64_t nx, std::uint64_t ny, std::uint64_t seed);
   std::vector<iterative::state_array> state() override;
-  void step(cpu::executor& ex, std::uint64_t iteration) override;
+  void step(const launch_target& ex, std::uint64_t iteration) override;
   std::uint64_t operations_per_iteration() const override { return 2 * nx * ny; }
 
   // The conserved totals over the grid (mass, momenta, energy), in double:
@@ -27,8 +27,8 @@ class cfd_app final : public iterative::app {
 
   std::uint64_t nx, ny;
   float dt_over_dx, dt_over_dy;
-  std::vector<float> rho, mx, my, e;  // the state
-  std::vector<float> s_rho, s_mx, s_my, s_e;  // scratch
+  kernel_vector<float> rho, mx, my, e;  // the state
+  kernel_vector<float> s_rho, s_mx, s_my, s_e;  // scratch
 };
 
 // One time step on the host (the tests' reference), out from in (rho, mx, my, e each).

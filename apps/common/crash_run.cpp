@@ -1,10 +1,13 @@
 #include "common/crash_run.hpp"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cstring>
+#include <optional>
 #include <exception>
 #include <fmt/format.h>
 
@@ -67,16 +70,39 @@ void wait_for_kill(std::uint64_t point) {
   ::_exit(0);
 }
 
+// Waits until the child's pipe has something to read (true) or the deadline
+// passed (false); no deadline: true at once.
+bool readable_before(const child_process& child, std::optional<std::chrono::steady_clock::time_point> deadline) {
+  if (!deadline) return true;
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{child.report_fd(), POLLIN, 0};
+    const int n = ::poll(&p, 1, int(std::min<long long>(left.count(), 1 << 30)));
+    if (n > 0) return true;
+    if (n == 0) return false;
+    if (errno != EINTR) return true;  // let the read report the failure
+  }
+}
+
 }  // namespace
 
-child_outcome run_in_child(std::uint64_t crash_after, const std::function<void()>& work) {
+child_outcome run_in_child(std::uint64_t crash_after, const std::function<void()>& work,
+                           std::uint64_t kill_after_ms) {
   const auto start = std::chrono::steady_clock::now();
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  if (kill_after_ms > 0) deadline = start + std::chrono::milliseconds(kill_after_ms);
   child_process child =
       child_process::start("run the work", [&](int fd) -> int { child_main(fd, crash_after, work); });
   child_outcome out;
   std::string msg;
   char buf[4096];
   for (;;) {
+    if (!readable_before(child, deadline)) {
+      child.kill();  // time is up: wherever the child is, it stops here
+      out.killed = out.timed_out = true;
+      break;
+    }
     const long r = child.read_some(buf, sizeof buf);
     if (r <= 0) break;
     msg.append(buf, std::size_t(r));
@@ -89,7 +115,7 @@ child_outcome run_in_child(std::uint64_t crash_after, const std::function<void()
   out.seconds = seconds_since(start);
   if (!msg.empty() && (msg[0] == tag_killed || msg[0] == tag_done) && msg.size() >= 9)
     std::memcpy(&out.points, msg.data() + 1, 8);
-  if (!msg.empty() && msg[0] == tag_killed) {
+  if (out.killed || (!msg.empty() && msg[0] == tag_killed)) {
     out.killed = true;
   } else if (!msg.empty() && (msg[0] == tag_error || msg[0] == tag_config)) {
     out.failed = true;

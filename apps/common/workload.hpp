@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
 
@@ -53,7 +53,7 @@ struct seeded_bug {
 
 // What every call gets.
 struct env {
-  cpu::executor& ex;
+  launch_target ex;  // where kernels run: the cpu executor, or a GPU
   std::filesystem::path dir;  // the workload's own directory
   pm::durability mode = pm::durability::msync;
   std::function<void(double fraction_done)> progress = {};  // may be empty

@@ -17,10 +17,10 @@ launch_config grid_for(std::uint64_t threads, const char* name) {
 }
 
 // Glorot-uniform weights from the seed; biases start at zero.
-std::vector<float> glorot(std::uint64_t n, std::uint32_t fan_in, std::uint32_t fan_out, std::uint64_t seed,
+kernel_vector<float> glorot(std::uint64_t n, std::uint32_t fan_in, std::uint32_t fan_out, std::uint64_t seed,
                           std::uint64_t layer) {
   const float a = std::sqrt(6.0f / float(fan_in + fan_out));
-  std::vector<float> w(n);
+  kernel_vector<float> w(n);
   for (std::uint64_t i = 0; i < n; ++i) w[i] = a * (2.0f * iterative::unit_float(seed * 131 + layer, i) - 1.0f);
   return w;
 }
@@ -29,8 +29,8 @@ std::vector<float> glorot(std::uint64_t n, std::uint32_t fan_in, std::uint32_t f
 constexpr std::uint64_t partial_floats = 16;
 
 // Device memory of a vector, as a kernel argument.
-floats_in in_view(const std::vector<float>& v) { return {v.data(), v.size()}; }
-floats_out out_view(std::vector<float>& v) { return {v.data(), v.size()}; }
+floats_in in_view(const kernel_vector<float>& v) { return {v.data(), v.size()}; }
+floats_out out_view(kernel_vector<float>& v) { return {v.data(), v.size()}; }
 
 }  // namespace
 
@@ -63,7 +63,7 @@ std::vector<iterative::state_array> dnn_app::state() {
           {"fc2.weight", fc2_w.data(), fc2_w.size()},    {"fc2.bias", fc2_b.data(), fc2_b.size()}};
 }
 
-void dnn_app::forward(cpu::executor& ex, const batch_ref& in) {
+void dnn_app::forward(const launch_target& ex, const batch_ref& in) {
   const std::uint32_t b = in.size;
   ex.launch(grid_for(std::uint64_t(b) * conv_outputs, "dnn_conv_forward"), conv_forward{}, in, in_view(conv_w),
             in_view(conv_b), out_view(conv_out_));
@@ -80,7 +80,7 @@ batch_ref dnn_app::batch_at(std::uint64_t first) const {
           first, std::uint32_t(cfg.batch)};
 }
 
-void dnn_app::step(cpu::executor& ex, std::uint64_t iteration) {
+void dnn_app::step(const launch_target& ex, std::uint64_t iteration) {
   const auto b = std::uint32_t(cfg.batch);
   const batch_ref in = batch_at(iteration * cfg.batch % data.size());
   const float lr = cfg.learning_rate;
@@ -139,7 +139,7 @@ verify_report dnn_app::check_own_pm(const pm::region& r, app& reference, std::ui
   return v;
 }
 
-double dnn_app::accuracy(cpu::executor& ex) {
+double dnn_app::accuracy(const launch_target& ex) {
   std::uint64_t right = 0;
   const auto b = std::uint32_t(cfg.batch);
   for (std::uint64_t first = 0; first + b <= data.size(); first += b) {

@@ -24,7 +24,7 @@ class dnn_app final : public iterative::app {
  public:
   explicit dnn_app(const training& t);
   std::vector<iterative::state_array> state() override;
-  void step(cpu::executor& ex, std::uint64_t iteration) override;
+  void step(const launch_target& ex, std::uint64_t iteration) override;
   std::uint64_t operations_per_iteration() const override { return cfg.batch; }
 
   std::uint64_t own_pm_bytes() const override;
@@ -32,24 +32,24 @@ class dnn_app final : public iterative::app {
   verify_report check_own_pm(const pm::region& r, app& reference, std::uint64_t iterations) override;
 
   // The loss of every iteration run so far, when in DRAM (not attached).
-  const std::vector<float>& dram_history() const { return history_; }
+  const kernel_vector<float>& dram_history() const { return history_; }
   // Share of the set the network classifies right (forward pass only).
-  double accuracy(cpu::executor& ex);
+  double accuracy(const launch_target& ex);
 
   training cfg;
   image_set data;
   // The parameters (the state).
-  std::vector<float> conv_w, conv_b, fc1_w, fc1_b, fc2_w, fc2_b;
+  kernel_vector<float> conv_w, conv_b, fc1_w, fc1_b, fc2_w, fc2_b;
 
  private:
   // The batch of cfg.batch images from image `first` on.
   batch_ref batch_at(std::uint64_t first) const;
-  void forward(cpu::executor& ex, const batch_ref& in);
-  std::vector<float> conv_out_, pooled_, hidden_, logits_, loss_, d_hidden_, d_pooled_, d_conv_;
-  std::vector<std::uint8_t> pool_arg_;
-  std::vector<float> history_, partials_;  // DRAM history (reference runs)
-  std::vector<std::uint32_t> arrived_;
-  std::vector<std::uint64_t> flags_;
+  void forward(const launch_target& ex, const batch_ref& in);
+  kernel_vector<float> conv_out_, pooled_, hidden_, logits_, loss_, d_hidden_, d_pooled_, d_conv_;
+  kernel_vector<std::uint8_t> pool_arg_;
+  kernel_vector<float> history_, partials_;  // DRAM history (reference runs)
+  kernel_vector<std::uint32_t> arrived_;
+  kernel_vector<std::uint64_t> flags_;
   std::optional<pm::pm_span<float>> pm_partials_, pm_history_;
   style style_ = style::epoch;
 };

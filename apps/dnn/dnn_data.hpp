@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpmx/exec/kernel_memory.hpp"
+
 namespace gpmx::apps::dnn {
 
 struct image_set {
-  std::vector<float> pixels;          // images x image_pixels
-  std::vector<std::uint32_t> labels;  // images
+  kernel_vector<float> pixels;          // images x image_pixels
+  kernel_vector<std::uint32_t> labels;  // images
   std::uint64_t size() const { return labels.size(); }
 };
 

@@ -122,7 +122,7 @@ void table_store::set_txn_word(std::size_t i, std::uint64_t v) {
   crash_trigger::point();
 }
 
-void table_store::run_batch(cpu::executor& ex, const batch_ops& ops, pm::ordering o, variant var) {
+void table_store::run_batch(const launch_target& ex, const batch_ops& ops, pm::ordering o, variant var) {
   const std::uint64_t n = ops.updates.size() + ops.inserts.size();
   const std::uint64_t rows = row_count();
   if (n > txn_word(w_max_ops) || rows + ops.inserts.size() > txn_word(w_capacity))
@@ -134,11 +134,12 @@ void table_store::run_batch(cpu::executor& ex, const batch_ops& ops, pm::orderin
   const std::uint64_t committed = committed_batches();
   set_txn_word(w_rows_logged, rows);  // INSERT's undo: the row count before the batch
   state_.set(committed, batch_phase::in_flight);
-  if (n > 0)
-    ex.launch({dim3(blocks_for(n)), dim3(block), 0, "gpdb_batch"}, batch_kernel{},
-              global_span<const update_op>(ops.updates.data(), ops.updates.size()),
-              global_span<const row>(ops.inserts.data(), ops.inserts.size()), table_.span<row>(), rows, committed,
-              log_->view(), o, var);
+  if (n > 0) {
+    const auto updates = ex.input(std::span<const update_op>(ops.updates));
+    const auto inserts = ex.input(std::span<const row>(ops.inserts));
+    ex.launch({dim3(blocks_for(n)), dim3(block), 0, "gpdb_batch"}, batch_kernel{}, updates.span(), inserts.span(),
+              table_.span<row>(), rows, committed, log_->view(), o, var);
+  }
   set_txn_word(w_rows, rows + ops.inserts.size());  // still in flight: recovery cuts back
   state_.set(committed, batch_phase::applied);      // every row durable: keep the batch
   log_->clear();
@@ -146,7 +147,7 @@ void table_store::run_batch(cpu::executor& ex, const batch_ops& ops, pm::orderin
   state_.set(committed + 1, batch_phase::idle);
 }
 
-bool table_store::recover(cpu::executor& ex) {
+bool table_store::recover(const launch_target& ex) {
   if (!batch_in_flight()) return false;
   const std::uint64_t committed = committed_batches();
   if (state_.phase() == batch_phase::applied) {  // finish the commit
@@ -172,14 +173,14 @@ std::uint64_t table_store::bytes_persisted() const {
   return pool_->bytes_persisted() + log_->file().bytes_persisted();
 }
 
-void run_batch_dram(cpu::executor& ex, std::vector<row>& table, std::uint64_t rows, const batch_ops& ops,
+void run_batch_dram(const launch_target& ex, std::span<row> table, std::uint64_t rows, const batch_ops& ops,
                     std::uint64_t batch) {
   const std::uint64_t n = ops.updates.size() + ops.inserts.size();
   if (n == 0) return;
-  ex.launch({dim3(blocks_for(n)), dim3(block), 0, "gpdb_batch_dram"}, batch_dram_kernel{},
-            global_span<const update_op>(ops.updates.data(), ops.updates.size()),
-            global_span<const row>(ops.inserts.data(), ops.inserts.size()), global_span<row>(table.data(), table.size()),
-            rows, batch);
+  const auto updates = ex.input(std::span<const update_op>(ops.updates));
+  const auto inserts = ex.input(std::span<const row>(ops.inserts));
+  ex.launch({dim3(blocks_for(n)), dim3(block), 0, "gpdb_batch_dram"}, batch_dram_kernel{}, updates.span(),
+            inserts.span(), global_span<row>(table.data(), table.size()), rows, batch);
 }
 
 }  // namespace gpmx::apps::gpdb

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/batch_state.hpp"
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/hcl_log.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
@@ -51,10 +51,10 @@ class table_store {
   static table_store open(const std::filesystem::path& dir, pm::durability mode);
 
   // One transactional batch (UPDATEs and INSERTs in one kernel).
-  void run_batch(cpu::executor& ex, const batch_ops& ops, pm::ordering o, variant v = variant::correct);
+  void run_batch(const launch_target& ex, const batch_ops& ops, pm::ordering o, variant v = variant::correct);
   // Undoes a batch in flight or finishes the commit of an applied one;
   // returns whether there was one. Crash-safe and idempotent.
-  bool recover(cpu::executor& ex);
+  bool recover(const launch_target& ex);
 
   bool batch_in_flight() const { return state_.in_flight(); }
   std::uint64_t committed_batches() const { return state_.committed(); }
@@ -78,7 +78,8 @@ class table_store {
 
 // The CPU-assisted baseline's kernel (GPM's CAP-mm): the same batch on a
 // DRAM table whose first `rows` rows are live; nothing logged or persisted.
-void run_batch_dram(cpu::executor& ex, std::vector<row>& table, std::uint64_t rows, const batch_ops& ops,
+// The table must be kernel memory (kernel_vector) when ex is a GPU.
+void run_batch_dram(const launch_target& ex, std::span<row> table, std::uint64_t rows, const batch_ops& ops,
                     std::uint64_t batch);
 
 }  // namespace gpmx::apps::gpdb

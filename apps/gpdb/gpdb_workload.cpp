@@ -163,7 +163,7 @@ class gpdb_workload final : public workload {
     auto pool = pm::pool::create(e.dir / "gpdb-cap.pool", table_bytes + (1 << 20), {.mode = e.mode});
     pm::region table = pool.create_region("table", table_bytes);
     pm::region count = pool.create_region("count", 64);
-    std::vector<row> dram(std::max<std::uint64_t>(s.capacity(), 1));
+    kernel_vector<row> dram(std::max<std::uint64_t>(s.capacity(), 1));
     for (std::uint64_t i = 0; i < s.initial_rows; ++i) dram[i] = gpdb::initial_row(i, s.seed);
     std::memcpy(table.data(), dram.data(), s.initial_rows * sizeof(row));
     table.persist();

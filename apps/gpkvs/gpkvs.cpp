@@ -80,7 +80,7 @@ store store::open(const std::filesystem::path& dir, pm::durability mode) {
 bool store::batch_in_flight() const { return state_.in_flight(); }
 std::uint64_t store::committed_batches() const { return state_.committed(); }
 
-void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ordering o, variant var) {
+void store::set_batch(const launch_target& ex, std::span<const kv_pair> batch, pm::ordering o, variant var) {
   if (batch.size() > p_.max_batch)
     throw pm::pm_error(pm::errc::bad_argument,
                        fmt::format("gpkvs: batch of {} pairs exceeds the table's maximum of {}", batch.size(), p_.max_batch));
@@ -90,25 +90,25 @@ void store::set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ord
   state_.set(committed, batch_phase::in_flight);  // from here a crash leaves the batch to undo
   const auto threads = std::uint32_t(batch.size()) * ways;
   const std::uint32_t blocks = (threads + block - 1) / block;
-  ex.launch({dim3(blocks), dim3(block), 0, "gpkvs_set"}, set_kernel{},
-            global_span<const kv_pair>(batch.data(), batch.size()), table_.span<kv_pair>(), p_.sets, log_->view(), o,
-            var);
+  const auto in = ex.input(batch);
+  ex.launch({dim3(blocks), dim3(block), 0, "gpkvs_set"}, set_kernel{}, in.span(), table_.span<kv_pair>(), p_.sets,
+            log_->view(), o, var);
   state_.set(committed, batch_phase::applied);  // the pairs are durable: keep the batch
   log_->clear();
   crash_trigger::point();
   state_.set(committed + 1, batch_phase::idle);
 }
 
-std::vector<std::uint64_t> store::get_batch(cpu::executor& ex, std::span<const std::uint64_t> keys) {
-  std::vector<std::uint64_t> out(keys.size(), 0);
-  if (keys.empty()) return out;
+std::vector<std::uint64_t> store::get_batch(const launch_target& ex, std::span<const std::uint64_t> keys) {
+  if (keys.empty()) return {};
+  const auto in = ex.input(keys);
+  kernel_vector<std::uint64_t> out(keys.size(), 0);
   ex.launch({dim3(std::uint32_t((keys.size() + block - 1) / block)), dim3(block), 0, "gpkvs_get"}, get_kernel{},
-            global_span<const std::uint64_t>(keys.data(), keys.size()), table_.span<kv_pair>(), p_.sets,
-            global_span<std::uint64_t>(out.data(), out.size()));
-  return out;
+            in.span(), table_.span<kv_pair>(), p_.sets, global_span<std::uint64_t>(out.data(), out.size()));
+  return {out.begin(), out.end()};
 }
 
-bool store::recover(cpu::executor& ex) {
+bool store::recover(const launch_target& ex) {
   if (!batch_in_flight()) return false;
   const std::uint64_t committed = committed_batches();
   if (state_.phase() == batch_phase::applied) {  // finish the commit
@@ -128,23 +128,23 @@ bool store::recover(cpu::executor& ex) {
   return true;
 }
 
-void set_batch_dram(cpu::executor& ex, std::vector<kv_pair>& table, std::uint32_t sets, std::span<const kv_pair> batch) {
+void set_batch_dram(const launch_target& ex, std::span<kv_pair> table, std::uint32_t sets, std::span<const kv_pair> batch) {
   const auto threads = std::uint32_t(batch.size()) * ways;
   if (threads == 0) return;
-  ex.launch({dim3((threads + block - 1) / block), dim3(block), 0, "gpkvs_set_dram"}, set_dram_kernel{},
-            global_span<const kv_pair>(batch.data(), batch.size()), global_span<kv_pair>(table.data(), table.size()),
-            sets);
+  const auto in = ex.input(batch);
+  ex.launch({dim3((threads + block - 1) / block), dim3(block), 0, "gpkvs_set_dram"}, set_dram_kernel{}, in.span(),
+            global_span<kv_pair>(table.data(), table.size()), sets);
 }
 
-std::vector<std::uint64_t> get_batch_dram(cpu::executor& ex, const std::vector<kv_pair>& table, std::uint32_t sets,
+std::vector<std::uint64_t> get_batch_dram(const launch_target& ex, std::span<const kv_pair> table, std::uint32_t sets,
                                           std::span<const std::uint64_t> keys) {
-  std::vector<std::uint64_t> out(keys.size(), 0);
-  if (keys.empty()) return out;
+  if (keys.empty()) return {};
+  const auto in = ex.input(keys);
+  kernel_vector<std::uint64_t> out(keys.size(), 0);
   ex.launch({dim3(std::uint32_t((keys.size() + block - 1) / block)), dim3(block), 0, "gpkvs_get_dram"},
-            get_kernel{}, global_span<const std::uint64_t>(keys.data(), keys.size()),
-            global_span<const kv_pair>(table.data(), table.size()), sets,
+            get_kernel{}, in.span(), global_span<const kv_pair>(table.data(), table.size()), sets,
             global_span<std::uint64_t>(out.data(), out.size()));
-  return out;
+  return {out.begin(), out.end()};
 }
 
 std::vector<kv_pair> make_batch(std::uint64_t seed, std::uint64_t b, std::uint32_t n, std::uint32_t sets) {

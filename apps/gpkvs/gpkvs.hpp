@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "common/batch_state.hpp"
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/hcl_log.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
@@ -36,14 +36,14 @@ class store {
   // One transactional batch of SETs (at most max_batch pairs). epoch: the
   // undo entry, its tail and the pair are ordered by gpm_persist; sbrp: by
   // oFence, and the kernel's end makes the pairs durable before the commit.
-  void set_batch(cpu::executor& ex, std::span<const kv_pair> batch, pm::ordering o = pm::ordering::epoch,
+  void set_batch(const launch_target& ex, std::span<const kv_pair> batch, pm::ordering o = pm::ordering::epoch,
                  variant v = variant::correct);
   // Values of the keys (0 where absent), by a GET kernel.
-  std::vector<std::uint64_t> get_batch(cpu::executor& ex, std::span<const std::uint64_t> keys);
+  std::vector<std::uint64_t> get_batch(const launch_target& ex, std::span<const std::uint64_t> keys);
   // Undoes a batch that did not finish (or completes the commit of one whose
   // pairs were all durable); returns whether there was one.
   // Itself crash-safe: recovering twice is recovering once.
-  bool recover(cpu::executor& ex);
+  bool recover(const launch_target& ex);
   bool batch_in_flight() const;
   // Batches committed since the table was created.
   std::uint64_t committed_batches() const;
@@ -66,8 +66,9 @@ class store {
 
 // The CPU-assisted baseline's kernels (GPM's CAP-mm): the same SET and GET
 // batches on a table in DRAM (sets x ways pairs), nothing logged or persisted.
-void set_batch_dram(cpu::executor& ex, std::vector<kv_pair>& table, std::uint32_t sets, std::span<const kv_pair> batch);
-std::vector<std::uint64_t> get_batch_dram(cpu::executor& ex, const std::vector<kv_pair>& table, std::uint32_t sets,
+// The table must be kernel memory (kernel_vector) when ex is a GPU.
+void set_batch_dram(const launch_target& ex, std::span<kv_pair> table, std::uint32_t sets, std::span<const kv_pair> batch);
+std::vector<std::uint64_t> get_batch_dram(const launch_target& ex, std::span<const kv_pair> table, std::uint32_t sets,
                                           std::span<const std::uint64_t> keys);
 
 // Batch b of a deterministic sequence of SETs: n pairs with distinct sets,

@@ -169,7 +169,7 @@ class gpkvs_workload final : public workload {
     auto pool = pm::pool::create(e.dir / "gpkvs-cap.pool", std::uint64_t(s.sets) * gpkvs::ways * sizeof(kv_pair) + (1 << 20),
                                  {.mode = e.mode});
     pm::region table = pool.create_region("table", std::uint64_t(s.sets) * gpkvs::ways * sizeof(kv_pair));
-    std::vector<kv_pair> dram(std::size_t(s.sets) * gpkvs::ways);
+    kernel_vector<kv_pair> dram(std::size_t(s.sets) * gpkvs::ways);
     run_report r;
     r.unit = "ops";
     const std::uint64_t before = pool.bytes_persisted();

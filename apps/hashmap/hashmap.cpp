@@ -85,7 +85,7 @@ void store::begin_round(std::uint64_t r) {
   crash_trigger::point();
 }
 
-void store::insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::ordering o, bool log_after_update) {
+void store::insert_batch(const launch_target& ex, std::span<const entry> batch, pm::ordering o, bool log_after_update) {
   if (batch.size() > txn_word(w_max_batch))
     throw pm::pm_error(pm::errc::bad_argument, fmt::format("hashmap: batch of {} keys exceeds the maximum of {}",
                                                            batch.size(), txn_word(w_max_batch)));
@@ -95,10 +95,11 @@ void store::insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::or
   const pm::hcl_view log = log_->view();
   begin_round(0);
   state_.set(committed, batch_phase::in_flight);
-  std::vector<pending> now(n);
-  std::vector<std::uint64_t> found(n, no_slot);
+  kernel_vector<pending> now(n);
+  kernel_vector<std::uint64_t> found(n, no_slot);
   if (n > 0) {
-    const global_span<const entry> in(batch.data(), n);
+    const auto input = ex.input(batch.first(n));
+    const global_span<const entry> in = input.span();
     // Round 0, reads: which keys are present, where the others aim.
     ex.launch({dim3(blocks_for(n)), dim3(block), 0, "hashmap_find"}, find_kernel{}, in, table, nslots,
               global_span<pending>(now.data(), now.size()), global_span<std::uint64_t>(found.data(), found.size()));
@@ -107,7 +108,7 @@ void store::insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::or
               global_span<const std::uint64_t>(found.data(), found.size()), table, log, o, log_after_update);
   }
   std::erase_if(now, [](const pending& p) { return p.key == 0; });
-  std::vector<pending> next;
+  kernel_vector<pending> next;
   for (std::uint64_t round = 1; !now.empty(); ++round) {
     if (round > max_rounds)
       throw pm::pm_error(pm::errc::bad_argument,
@@ -132,12 +133,12 @@ void store::insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::or
   state_.set(committed + 1, batch_phase::idle);
 }
 
-void store::undo_round(cpu::executor& ex, std::uint64_t r) {
+void store::undo_round(const launch_target& ex, std::uint64_t r) {
   const pm::hcl_view log = log_->view();
   ex.launch({dim3(log.blocks), dim3(log.threads), 0, "hashmap_undo"}, undo_kernel{}, log, table_.span<entry>(), r);
 }
 
-bool store::recover(cpu::executor& ex) {
+bool store::recover(const launch_target& ex) {
   if (!batch_in_flight()) return false;
   const std::uint64_t committed = committed_batches();
   if (state_.phase() == batch_phase::applied) {  // finish the commit
@@ -164,13 +165,14 @@ bool store::recover(cpu::executor& ex) {
   return true;
 }
 
-std::vector<std::uint64_t> store::lookup(cpu::executor& ex, std::span<const std::uint64_t> keys) {
-  std::vector<std::uint64_t> out(keys.size(), 0);
-  if (keys.empty()) return out;
+std::vector<std::uint64_t> store::lookup(const launch_target& ex, std::span<const std::uint64_t> keys) {
+  const auto in = ex.input(keys);
+  kernel_vector<std::uint64_t> out(keys.size(), 0);
+  if (keys.empty()) return {};
   ex.launch({dim3(blocks_for(keys.size())), dim3(block), 0, "hashmap_lookup"}, lookup_kernel{},
-            global_span<const std::uint64_t>(keys.data(), keys.size()), table_.span<entry>(), slots(),
+            in.span(), table_.span<entry>(), slots(),
             global_span<std::uint64_t>(out.data(), out.size()));
-  return out;
+  return {out.begin(), out.end()};
 }
 
 std::uint64_t store::bytes_persisted() const { return pool_->bytes_persisted() + log_->file().bytes_persisted(); }

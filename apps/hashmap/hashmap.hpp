@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/batch_state.hpp"
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/hcl_log.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
@@ -32,12 +32,12 @@ class store {
   // pm_error if the batch does not settle in max_rounds (the batch stays in
   // flight: recover undoes it).
   // log_after_update runs the seeded bug of that name (docs/workloads.md).
-  void insert_batch(cpu::executor& ex, std::span<const entry> batch, pm::ordering o, bool log_after_update = false);
+  void insert_batch(const launch_target& ex, std::span<const entry> batch, pm::ordering o, bool log_after_update = false);
   // Undoes a batch in flight or finishes an applied one's commit; returns
   // whether there was one. Crash-safe and idempotent.
-  bool recover(cpu::executor& ex);
+  bool recover(const launch_target& ex);
   // Values of the keys (0 where absent).
-  std::vector<std::uint64_t> lookup(cpu::executor& ex, std::span<const std::uint64_t> keys);
+  std::vector<std::uint64_t> lookup(const launch_target& ex, std::span<const std::uint64_t> keys);
 
   bool batch_in_flight() const { return state_.in_flight(); }
   std::uint64_t committed_batches() const { return state_.committed(); }
@@ -52,13 +52,13 @@ class store {
   static void check_stored_words(pm::pool& pool, pm::hcl_log& log);
   std::uint64_t& txn_word(std::size_t i) const { return txn_.as<std::uint64_t>()[i]; }
   void begin_round(std::uint64_t r);
-  void undo_round(cpu::executor& ex, std::uint64_t r);
+  void undo_round(const launch_target& ex, std::uint64_t r);
 
   std::unique_ptr<pm::pool> pool_;
   std::unique_ptr<pm::hcl_log> log_;
   pm::region table_, txn_;
   batch_state state_;
-  std::vector<std::uint64_t> claims_;  // device memory: the winning claim tag per slot
+  kernel_vector<std::uint64_t> claims_;  // device memory: the winning claim tag per slot
   std::uint64_t claim_epoch_ = 0;      // makes every round's tags larger than the last round's
 };
 

@@ -30,7 +30,7 @@ hotspot_app::hotspot_app(std::uint64_t r, std::uint64_t c_, std::uint64_t seed)
 
 std::vector<iterative::state_array> hotspot_app::state() { return {{"temperature", temp.data(), temp.size()}}; }
 
-void hotspot_app::step(cpu::executor& ex, std::uint64_t) {
+void hotspot_app::step(const launch_target& ex, std::uint64_t) {
   constexpr std::uint32_t block = 256;
   const auto blocks = dim3(std::uint32_t((temp.size() + block - 1) / block));
   const global_span<const float> p(power.data(), power.size());
@@ -40,7 +40,7 @@ void hotspot_app::step(cpu::executor& ex, std::uint64_t) {
             global_span<const float>(scratch.data(), scratch.size()), global_span<float>(temp.data(), temp.size()));
 }
 
-void reference_step(const coefficients& c, std::uint64_t rows, std::uint64_t cols, const std::vector<float>& power,
+void reference_step(const coefficients& c, std::uint64_t rows, std::uint64_t cols, std::span<const float> power,
                     const std::vector<float>& in, std::vector<float>& out) {
   for (std::uint64_t r = 0; r < rows; ++r)
     for (std::uint64_t col = 0; col < cols; ++col)

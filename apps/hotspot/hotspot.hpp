@@ -5,6 +5,7 @@
 // to scratch and back), so the state is always in one array: the
 // checkpointed temperatures.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "hotspot/hotspot_kernels.hpp"  // coefficients
@@ -19,17 +20,17 @@ class hotspot_app final : public iterative::app {
  public:
   hotspot_app(std::uint64_t rows, std::uint64_t cols, std::uint64_t seed);
   std::vector<iterative::state_array> state() override;
-  void step(cpu::executor& ex, std::uint64_t iteration) override;
+  void step(const launch_target& ex, std::uint64_t iteration) override;
   std::uint64_t operations_per_iteration() const override { return 2 * temp.size(); }
 
   std::uint64_t rows, cols;
   coefficients c;
-  std::vector<float> power;         // input, from the seed
-  std::vector<float> temp, scratch;  // temp is the state
+  kernel_vector<float> power;         // input, from the seed
+  kernel_vector<float> temp, scratch;  // temp is the state
 };
 
 // One time step on the host (the tests' reference): out from in.
-void reference_step(const coefficients& c, std::uint64_t rows, std::uint64_t cols, const std::vector<float>& power,
+void reference_step(const coefficients& c, std::uint64_t rows, std::uint64_t cols, std::span<const float> power,
                     const std::vector<float>& in, std::vector<float>& out);
 
 }  // namespace gpmx::apps::hotspot

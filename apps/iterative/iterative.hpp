@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/workload.hpp"
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/pool.hpp"
 
 namespace gpmx::apps::iterative {
@@ -34,7 +34,7 @@ class app {
   // The checkpointed state, in registration order (fixed for the app's life).
   virtual std::vector<state_array> state() = 0;
   // Iteration `iteration` (from 0), in DRAM.
-  virtual void step(cpu::executor& ex, std::uint64_t iteration) = 0;
+  virtual void step(const launch_target& ex, std::uint64_t iteration) = 0;
   // What step counts, per iteration (see run_report).
   virtual std::uint64_t operations_per_iteration() const = 0;
 

@@ -104,7 +104,7 @@ void store::check_stored_words(pm::pool& pool) {
 std::uint64_t store::queue_count() const { return txn_word(w_queues); }
 std::uint64_t store::capacity() const { return txn_word(w_capacity); }
 
-void store::run_batch(cpu::executor& ex, const std::vector<op>& ops, std::uint64_t elems, pm::ordering o,
+void store::run_batch(const launch_target& ex, const std::vector<op>& ops, std::uint64_t elems, pm::ordering o,
                       std::vector<std::uint64_t>& removed, variant v) {
   const std::uint64_t nq = queue_count();
   if (ops.size() != nq || elems > capacity())
@@ -114,16 +114,17 @@ void store::run_batch(cpu::executor& ex, const std::vector<op>& ops, std::uint64
   if (batch_in_flight())
     throw pm::pm_error(pm::errc::bad_argument, "multiqueue: a batch did not finish; recover first");
   const std::uint64_t committed = committed_batches();
-  removed.assign(nq * elems, 0);
+  kernel_vector<std::uint64_t> out(nq * elems, 0);
+  const auto in = ex.input(std::span<const op>(ops));
   state_.set(committed, batch_phase::in_flight);
   ex.launch({dim3(std::uint32_t(nq)), dim3(std::uint32_t(txn_word(w_threads))), 0, "multiqueue_batch"},
             batch_kernel{}, queues_.span<std::uint64_t>(), ring_.span<std::uint64_t>(), capacity(),
-            global_span<const op>(ops.data(), ops.size()), elems, committed, flags_.data(),
-            global_span<std::uint64_t>(removed.data(), removed.size()), o, v);
+            in.span(), elems, committed, flags_.data(), global_span<std::uint64_t>(out.data(), out.size()), o, v);
+  removed.assign(out.begin(), out.end());
   state_.set(committed + 1, batch_phase::idle);  // every queue's transaction is durable
 }
 
-bool store::recover(cpu::executor& ex) {
+bool store::recover(const launch_target& ex) {
   if (!batch_in_flight()) return false;
   const std::uint64_t committed = committed_batches();
   const std::uint64_t nq = queue_count();

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "common/batch_state.hpp"
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "multiqueue/multiqueue_kernels.hpp"  // queue_word, op, variant, value_of, count_of
@@ -45,11 +45,11 @@ class store {
   static store open(const std::filesystem::path& dir, pm::durability mode);
 
   // One transactional batch; `removed` (queues x elems) receives the removed elements.
-  void run_batch(cpu::executor& ex, const std::vector<op>& ops, std::uint64_t elems, pm::ordering o,
+  void run_batch(const launch_target& ex, const std::vector<op>& ops, std::uint64_t elems, pm::ordering o,
                  std::vector<std::uint64_t>& removed, variant v = variant::correct);
   // Restores head and tail of every queue the batch in flight touched;
   // returns whether there was one. Crash-safe and idempotent.
-  bool recover(cpu::executor& ex);
+  bool recover(const launch_target& ex);
 
   bool batch_in_flight() const { return state_.in_flight(); }
   std::uint64_t committed_batches() const { return state_.committed(); }
@@ -71,7 +71,7 @@ class store {
   std::unique_ptr<pm::pool> pool_;
   pm::region queues_, ring_, txn_;
   batch_state state_;
-  std::vector<std::uint32_t> flags_;  // device memory: the workers' block-scope release flags (sbrp)
+  kernel_vector<std::uint32_t> flags_;  // device memory: the workers' block-scope release flags (sbrp)
 };
 
 // The sequential reference of one queue: head, tail and the live elements.

@@ -35,8 +35,8 @@ job job::open(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s) {
 }
 
 template <class Kernel>
-void job::launch(cpu::executor& ex, pm::ordering o, const char* name, bool total_before_join) {
-  std::vector<std::uint32_t> flags(std::uint64_t(shape_.blocks()) * shape_.threads, 0);
+void job::launch(const launch_target& ex, pm::ordering o, const char* name, bool total_before_join) {
+  kernel_vector<std::uint32_t> flags(std::uint64_t(shape_.blocks()) * shape_.threads, 0);
   const kernel_args args{input_.span<std::uint64_t>(), partial_.span<std::uint64_t>(), output_.span<std::uint64_t>(),
                          shape_.per_thread, o, flags.data(), total_before_join};
   ex.launch({dim3(shape_.blocks()), dim3(shape_.threads), 0, name}, Kernel{}, args);
@@ -48,7 +48,7 @@ void job::set_stage(stage s) {
   crash_trigger::point();
 }
 
-void job::finish(cpu::executor& ex, pm::ordering o, const std::function<void(double)>& after_pass,
+void job::finish(const launch_target& ex, pm::ordering o, const std::function<void(double)>& after_pass,
                  bool total_before_join) {
   if (current_stage() == stage::partial_pass) {
     launch<partial_sums_kernel>(ex, o, "prefix_sum_partial", total_before_join);

@@ -13,7 +13,7 @@
 #include <span>
 #include <vector>
 
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "native/native_data.hpp"
@@ -34,7 +34,7 @@ class job {
   // Runs the passes still to run (each skips the blocks already persisted),
   // persisting the stage after each; calls after_pass(fraction) after each.
   // total_before_join runs the seeded bug of that name (prefix_sum_kernel.hpp).
-  void finish(cpu::executor& ex, pm::ordering o, const std::function<void(double)>& after_pass,
+  void finish(const launch_target& ex, pm::ordering o, const std::function<void(double)>& after_pass,
               bool total_before_join = false);
   stage current_stage() const { return stage(stage_.as<const std::uint64_t>()[0]); }
   std::span<const std::uint64_t> partial() const { return partial_.as<const std::uint64_t>(); }
@@ -48,7 +48,7 @@ class job {
  private:
   job(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s);
   template <class Kernel>
-  void launch(cpu::executor& ex, pm::ordering o, const char* name, bool total_before_join);
+  void launch(const launch_target& ex, pm::ordering o, const char* name, bool total_before_join);
   void set_stage(stage s);
   std::uint64_t whole_blocks(std::span<const std::uint64_t> v) const;
 

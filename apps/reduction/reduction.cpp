@@ -27,11 +27,11 @@ job job::create(const std::filesystem::path& dir, const native::chunked_shape& s
 
 job job::open(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s) { return job(std::move(pool), s); }
 
-void job::compute(cpu::executor& ex, pm::ordering o, scope final_release) {
+void job::compute(const launch_target& ex, pm::ordering o, scope final_release) {
   const std::uint32_t blocks = shape_.blocks();
   // Fresh volatile flags: after a crash they are gone, and the persisted
   // slots tell the kernel what is done.
-  std::vector<std::uint32_t> words(std::uint64_t(blocks) * shape_.threads + blocks + 1, 0);
+  kernel_vector<std::uint32_t> words(std::uint64_t(blocks) * shape_.threads + blocks + 1, 0);
   const sync_words sync{words.data(), words.data() + std::uint64_t(blocks) * shape_.threads, &words.back()};
   const kernel_args args{input_.span<std::uint64_t>(), partial_.span<std::uint64_t>(), total_.span<std::uint64_t>(),
                          shape_.per_thread, o, final_release, sync};

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/exec/memory_scope.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
@@ -30,7 +30,7 @@ class job {
   // One launch of the kernel: finishes the sum, skipping what was persisted.
   // final_release is the scope that publishes each block's sum (sbrp):
   // device is correct; block is the seeded bug block-scope-release.
-  void compute(cpu::executor& ex, pm::ordering o, scope final_release = scope::device);
+  void compute(const launch_target& ex, pm::ordering o, scope final_release = scope::device);
   bool finished() const { return total() != native::empty; }
   std::uint64_t total() const { return total_.as<std::uint64_t>()[0]; }
   std::span<const std::uint64_t> partials() const { return partial_.as<const std::uint64_t>(); }

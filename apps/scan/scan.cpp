@@ -41,9 +41,9 @@ job job::open(std::unique_ptr<pm::pool> pool, const native::chunked_shape& s) {
 
 std::uint32_t job::passes() const { return passes_for(shape_.threads); }
 
-void job::compute(cpu::executor& ex, pm::ordering o, bool plain_acquire_join) {
+void job::compute(const launch_target& ex, pm::ordering o, bool plain_acquire_join) {
   const std::uint32_t arrays = shape_.blocks();
-  std::vector<std::uint32_t> words(std::uint64_t(arrays) * shape_.threads + arrays, 0);
+  kernel_vector<std::uint32_t> words(std::uint64_t(arrays) * shape_.threads + arrays, 0);
   const sync_words sync{words.data(), words.data() + std::uint64_t(arrays) * shape_.threads};
   const kernel_args args{input_.span<std::uint64_t>(),
                          {ping_.span<std::uint64_t>(), pong_.span<std::uint64_t>()},

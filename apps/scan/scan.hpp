@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "native/native_data.hpp"
@@ -29,7 +29,7 @@ class job {
 
   // One launch: every array resumes at the pass its marker names and finishes.
   // plain_acquire_join runs the seeded bug of that name (scan_kernel.hpp).
-  void compute(cpu::executor& ex, pm::ordering o, bool plain_acquire_join = false);
+  void compute(const launch_target& ex, pm::ordering o, bool plain_acquire_join = false);
   std::uint32_t passes() const;
   std::span<const std::uint64_t> progress() const { return progress_.as<const std::uint64_t>(); }
   // Arrays whose marker says every pass is complete.

@@ -102,7 +102,7 @@ std::span<const noise_record> state::noise() const {
   return {noise_.as<noise_record>().data(), std::uint64_t(rows_) * cols_};
 }
 
-std::uint32_t state::advance(cpu::executor& ex, std::uint32_t iterations, float lambda, pm::ordering o,
+std::uint32_t state::advance(const launch_target& ex, std::uint32_t iterations, float lambda, pm::ordering o,
                              const std::function<void(std::uint32_t)>& after_iteration,
                              bool early_coefficients_commit) {
   const std::uint64_t n = std::uint64_t(rows_) * cols_;

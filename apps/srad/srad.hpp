@@ -14,7 +14,7 @@
 #include <span>
 #include <vector>
 
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/ordering.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "srad/srad_math.hpp"
@@ -37,7 +37,7 @@ class state {
   // Runs (or resumes) iterations until `iterations` are done; after_iteration
   // gets the count done after each one. Returns the iterations it ran.
   // early_coefficients_commit runs the seeded bug of that name (docs/workloads.md).
-  std::uint32_t advance(cpu::executor& ex, std::uint32_t iterations, float lambda, pm::ordering o,
+  std::uint32_t advance(const launch_target& ex, std::uint32_t iterations, float lambda, pm::ordering o,
                         const std::function<void(std::uint32_t done)>& after_iteration = {},
                         bool early_coefficients_commit = false);
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 #include <shared_mutex>
+#include <vector>
 
 #include "gpmx/exec/errors.hpp"
 
@@ -17,6 +18,7 @@ struct registered {
 struct domain_registry {
   std::shared_mutex mutex;
   std::map<std::uintptr_t, registered> by_base;
+  std::vector<persist_domain_listener*> listeners;
 };
 domain_registry& domains() {
   static domain_registry r;
@@ -34,13 +36,49 @@ void register_persist_domain(const persist_domain* d, const void* base, std::siz
   const bool overlaps_prev = next != r.by_base.begin() && std::prev(next)->second.end > b;
   if (overlaps_next || overlaps_prev)
     throw config_error(fmt::format("persist domain at {:#x} ({} bytes) overlaps one already registered", b, bytes));
+  for (persist_domain_listener* l : r.listeners) l->added(d, base, bytes);
   r.by_base.emplace(b, registered{b + bytes, d});
 }
 
 void unregister_persist_domain(const persist_domain* d) {
   domain_registry& r = domains();
   std::unique_lock lock(r.mutex);
-  std::erase_if(r.by_base, [d](const auto& kv) { return kv.second.domain == d; });
+  std::erase_if(r.by_base, [&r, d](const auto& kv) {
+    if (kv.second.domain != d) return false;
+    for (persist_domain_listener* l : r.listeners)
+      l->removed(d, reinterpret_cast<const void*>(kv.first), kv.second.end - kv.first);
+    return true;
+  });
+}
+
+void add_persist_domain_listener(persist_domain_listener* l) {
+  domain_registry& r = domains();
+  std::unique_lock lock(r.mutex);
+  std::vector<std::pair<std::uintptr_t, registered>> told;
+  try {
+    for (const auto& [base, reg] : r.by_base) {
+      l->added(reg.domain, reinterpret_cast<const void*>(base), reg.end - base);
+      told.emplace_back(base, reg);
+    }
+  } catch (...) {
+    for (const auto& [base, reg] : told) l->removed(reg.domain, reinterpret_cast<const void*>(base), reg.end - base);
+    throw;
+  }
+  r.listeners.push_back(l);
+}
+
+void remove_persist_domain_listener(persist_domain_listener* l) {
+  domain_registry& r = domains();
+  std::unique_lock lock(r.mutex);
+  std::erase(r.listeners, l);
+}
+
+void persist_all_domains() {
+  domain_registry& r = domains();
+  std::shared_lock lock(r.mutex);
+  // Asked for nothing: a whole-pool flush is not what kernels persisted.
+  for (const auto& [base, reg] : r.by_base)
+    reg.domain->persist_merged(reinterpret_cast<const void*>(base), reg.end - base, 0);
 }
 
 const persist_domain* find_persist_domain(const void* p, std::size_t bytes) {

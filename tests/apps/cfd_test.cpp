@@ -14,7 +14,9 @@ using namespace gpmx::apps;
 
 TEST(Cfd, KernelStepsEqualTheHostReferenceBitwise) {
   cfd::cfd_app a(40, 24, 3);
-  std::vector<float> ref[4] = {a.rho, a.mx, a.my, a.e}, tmp[4] = {a.rho, a.mx, a.my, a.e};
+  const auto copy = [](const kernel_vector<float>& v) { return std::vector<float>(v.begin(), v.end()); };
+  std::vector<float> ref[4] = {copy(a.rho), copy(a.mx), copy(a.my), copy(a.e)};
+  std::vector<float> tmp[4] = {copy(a.rho), copy(a.mx), copy(a.my), copy(a.e)};
   cpu::executor ex({.workers = 2});
   for (std::uint64_t it = 0; it < 3; ++it) {
     a.step(ex, it);

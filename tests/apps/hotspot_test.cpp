@@ -11,7 +11,7 @@ using namespace gpmx::apps;
 
 TEST(Hotspot, KernelStepsEqualTheHostReferenceBitwise) {
   hotspot::hotspot_app a(37, 53, 2);
-  std::vector<float> ref = a.temp, tmp(ref.size());
+  std::vector<float> ref(a.temp.begin(), a.temp.end()), tmp(ref.size());
   cpu::executor ex({.workers = 2});
   for (std::uint64_t it = 0; it < 4; ++it) {
     a.step(ex, it);

@@ -30,6 +30,25 @@ expect 0 "$gpmx" run gpkvs $small --style sbrp --json --data other
 grep -q '"style": "sbrp"' out.txt || { echo "FAIL: style not sbrp"; failures=$((failures + 1)); }
 expect 0 "$gpmx" verify gpkvs --data other
 expect 0 "$gpmx" list --json
+# Killed by time, wherever it is (as a GPU kernel in flight would be), then
+# recovered and verified.
+expect 0 "$gpmx" run gpkvs -p sets=4096 -p batch=1024 -p batches=100000 --kill-after-ms 400 --quiet --data timed
+grep -q "SIGKILL after 400 ms" out.txt || { echo "FAIL: no timed kill reported"; cat out.txt; failures=$((failures + 1)); }
+expect 0 "$gpmx" recover gpkvs --data timed --quiet
+expect 0 "$gpmx" verify gpkvs --data timed
+# The GPU back end: where no GPU (or no CUDA in this build) is, exit 3 naming
+# what is missing; where one is, the run must verify.
+"$gpmx" run reduction -p elements=4096 --backend cuda --quiet --data gpu >out.txt 2>&1
+status=$?
+if [ $status -eq 3 ]; then
+  grep -Eq "CUDA|GPU" out.txt || { echo "FAIL: --backend cuda refused without naming why"; cat out.txt; failures=$((failures + 1)); }
+elif [ $status -eq 0 ]; then
+  grep -q "NVIDIA\|sm_" out.txt || { echo "FAIL: the GPU is not named"; cat out.txt; failures=$((failures + 1)); }
+  expect 0 "$gpmx" verify reduction --backend cuda --data gpu
+else
+  echo "FAIL: --backend cuda exited $status"; cat out.txt; failures=$((failures + 1))
+fi
+expect 2 "$gpmx" run gpkvs --backend tpu
 # Bad arguments: 2.
 expect 2 "$gpmx" run no-such-workload
 expect 2 "$gpmx" run gpkvs -p no_such_param=1

@@ -86,7 +86,12 @@ TEST_F(Cuda, ActivemaskAfterExitMatches) {
     cuda::launch(cfg, test_kernels::warp_after_exit{}, live, d.get());
     cuda::synchronize();
     d.download(gpu.data());
-    EXPECT_EQ(gpu, host) << "live " << live;
+    for (std::size_t i = 0; i < gpu.size(); ++i) {
+      const std::uint32_t lane = std::uint32_t(i / 3 % 32);
+      // shfl_down from an exited lane is undefined in CUDA (an H100 gives 0)
+      if (i % 3 == 2 && lane + 1 < 32 && lane + 1 >= live) continue;
+      EXPECT_EQ(gpu[i], host[i]) << "live " << live << " thread " << i / 3 << " output " << i % 3;
+    }
   }
 }
 
@@ -128,13 +133,20 @@ TEST_F(Cuda, AtomicsUnderContentionMatch) {
 }
 
 TEST_F(Cuda, SpinWaitWithinABlock) {
-  expect_same<std::uint32_t>({dim3(1), dim3(64), 0, "flag_in_block"}, 2, 0u, test_kernels::flag_in_block{},
-                             [] {
-                               static cuda::device_buffer<std::uint32_t> flag(1);
-                               std::uint32_t zero = 0;
-                               flag.upload(&zero);
-                               return flag.get();
-                             }());
+  // Each back end gets a flag in its own memory.
+  const launch_config cfg{dim3(1), dim3(64), 0, "flag_in_block"};
+  std::vector<std::uint32_t> host_flag(1, 0), host(2, 0), gpu(2, 0);
+  cpu::executor ex({.workers = 2});
+  ex.launch(cfg, test_kernels::flag_in_block{}, host_flag.data(), host.data());
+  cuda::device_buffer<std::uint32_t> flag(1), out(2);
+  std::uint32_t zero[2] = {0, 0};
+  flag.upload(zero);
+  out.upload(zero);
+  cuda::launch(cfg, test_kernels::flag_in_block{}, flag.get(), out.get());
+  cuda::synchronize(cfg.name);
+  out.download(gpu.data());
+  EXPECT_EQ(gpu, host);
+  EXPECT_EQ(host, (std::vector<std::uint32_t>{42, 41}));
 }
 
 TEST_F(Cuda, BadConfigurationIsRejectedBeforeLaunch) {

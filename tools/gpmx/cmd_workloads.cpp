@@ -1,7 +1,9 @@
 // gpmx run | recover | verify W: the recoverable workloads, each keeping its
 // files under DATA/W (./gpmx-data by default) so the three commands run in
 // one directory work on the same data. --crash-after N runs the work in a
-// child that a watchdog (this process) SIGKILLs after its Nth crash point.
+// child that a watchdog (this process) SIGKILLs after its Nth crash point,
+// --kill-after-ms T one it SIGKILLs after T ms (a GPU kernel in flight has
+// no crash points). --backend cuda runs the kernels on the GPU.
 #include <filesystem>
 #include <fmt/format.h>
 #include <memory>
@@ -13,6 +15,7 @@
 #include "common/directory_lock.hpp"
 #include "common/registry.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/exec/gpu_session.hpp"
 #include "kv_table.hpp"
 #include "progress_bar.hpp"
 
@@ -24,7 +27,8 @@ struct workload_args {
   std::string data = "gpmx-data";
   std::string durability = "msync";
   unsigned workers = 0;
-  std::uint64_t crash_after = 0;
+  std::uint64_t crash_after = 0, kill_after_ms = 0;
+  std::string backend = "cpu";
   bool json = false, quiet = false;
   // run only
   std::string style = "epoch";
@@ -37,9 +41,15 @@ void add_common_options(CLI::App* sub, workload_args& a, bool crash) {
   sub->add_option("--durability", a.durability, durability_help)
       ->capture_default_str();
   sub->add_option("--workers", a.workers, "executor worker threads (default: GPMX_WORKERS, else every core)");
-  if (crash)
+  sub->add_option("--backend", a.backend, "where kernels run: cpu (the cpu executor) or cuda (GPU 0)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  if (crash) {
     sub->add_option("--crash-after", a.crash_after,
                     "SIGKILL the work right after its Nth crash point (PM store or commit step)");
+    sub->add_option("--kill-after-ms", a.kill_after_ms,
+                    "SIGKILL the work this many milliseconds after it started, wherever it is");
+  }
   sub->add_flag("--json", a.json, "print JSON instead of a table");
   sub->add_flag("--quiet", a.quiet, "no progress bar");
 }
@@ -53,23 +63,32 @@ void run_work(const workload_args& a, const char* verb, kv_result& r, Work&& wor
   const std::filesystem::path dir = std::filesystem::path(a.data) / a.workload;
   // Held until the work (and a --crash-after child, which shares it) ends.
   const auto lock = apps::lock_workload_directory(dir, std::string_view(verb) == "run");
+  // Opened where the work runs: CUDA does not survive a fork.
+  std::string device = "cpu executor";
   auto body = [&] {
+    std::unique_ptr<gpu_session> gpu;
+    if (a.backend == "cuda") {
+      gpu = gpu_session::open();
+      device = gpu->description();
+    }
     cpu::executor ex({.workers = a.workers});
     progress_bar bar(fmt::format("{} {}", verb, a.workload), !a.quiet && !a.json);
-    work(apps::env{ex, dir, mode, [&bar](double f) { bar.update(f); }});
+    work(apps::env{launch_target(ex, gpu.get()), dir, mode, [&bar](double f) { bar.update(f); }});
   };
-  if (a.crash_after == 0) {
+  if (a.crash_after == 0 && a.kill_after_ms == 0) {
     body();
+    r.add("backend", "backend", device, device);
     return;
   }
-  const apps::child_outcome out = apps::run_in_child(a.crash_after, body);
+  const apps::child_outcome out = apps::run_in_child(a.crash_after, body, a.kill_after_ms);
   if (out.failed) {
     if (out.bad_config) throw config_error(out.error);
     throw std::runtime_error(out.error);
   }
+  const std::string how = out.timed_out ? fmt::format("yes: SIGKILL after {} ms", a.kill_after_ms)
+                              : fmt::format("yes: SIGKILL after crash point {}", out.points);
   r.add("crashed", "crashed", out.killed,
-        out.killed ? fmt::format("yes: SIGKILL after crash point {}", out.points)
-                   : fmt::format("no: finished after {} crash points, before {}", out.points, a.crash_after));
+        out.killed ? how : fmt::format("no: finished after {} crash points", out.points));
   r.add("crash points", "crash_points", out.points, fmt::format("{}", out.points));
   r.add("seconds", "seconds", out.seconds, fmt::format("{:.3f}", out.seconds));
 }

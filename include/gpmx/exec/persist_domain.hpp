@@ -41,6 +41,23 @@ void unregister_persist_domain(const persist_domain* d);
 // The domain that holds all of [p, p + bytes), or null.
 const persist_domain* find_persist_domain(const void* p, std::size_t bytes);
 
+// Told when a domain is registered or unregistered, e.g. so that the CUDA
+// back end can make each pool's mapping reachable from the GPU. Called with
+// the registry locked: a listener must not register domains itself.
+class persist_domain_listener {
+ public:
+  virtual ~persist_domain_listener() = default;
+  virtual void added(const persist_domain* d, const void* base, std::size_t bytes) = 0;
+  virtual void removed(const persist_domain* d, const void* base, std::size_t bytes) = 0;
+};
+// Adds l, first telling it of every domain registered now (added); throws
+// what l's added throws, leaving l out. Remove it before it is destroyed.
+void add_persist_domain_listener(persist_domain_listener* l);
+void remove_persist_domain_listener(persist_domain_listener* l);
+// Makes every registered domain's whole range durable (a host-side flush
+// after a GPU kernel wrote to them), counting none of it as asked for.
+void persist_all_domains();
+
 // Registers a domain for its lifetime.
 class scoped_persist_domain {
  public:

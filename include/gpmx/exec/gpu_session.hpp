@@ -1,0 +1,47 @@
+#pragma once
+// One process's use of a CUDA GPU for gpmx kernels (the `--backend cuda` of
+// the command line). While a session is open:
+//  - every PM pool mapped (each registers a persist domain) is registered with
+//    the GPU as mapped host memory, PM-far as in GPM; kernels use the host's
+//    pointers, which needs a GPU that can use host pointers for registered
+//    memory (every 64-bit Linux system with unified addressing);
+//  - kernel_memory() is CUDA managed memory, so volatile buffers reach the GPU;
+//  - finish_kernel() waits for a kernel, reports its failure and flushes every
+//    pool to its durability domain (msync), since stores the GPU made durable
+//    with a system-scope fence have reached the host's memory, not the file.
+// Plain C++: only the implementation needs CUDA. Built without CUDA, open()
+// throws gpu_unavailable.
+#include <memory>
+#include <string>
+
+#include "gpmx/exec/errors.hpp"
+
+namespace gpmx {
+
+// A GPU back end was asked for and cannot be had; the message names what is
+// missing (CUDA in this build, a driver, a device, a capability).
+class gpu_unavailable : public cuda_error {
+ public:
+  explicit gpu_unavailable(const std::string& what) : cuda_error(what) {}
+};
+
+class gpu_session {
+ public:
+  // Opens device `device`; throws gpu_unavailable, or cuda_error when a
+  // pool mapped now cannot be registered. At most one session at a time.
+  static std::unique_ptr<gpu_session> open(int device = 0);
+  // Whether this build has the CUDA back end at all.
+  static bool built_with_cuda() noexcept;
+  virtual ~gpu_session() = default;
+
+  // "NVIDIA H100 80GB HBM3 (sm_90, driver 13.0)".
+  virtual std::string description() const = 0;
+  // Waits for the kernels launched so far; throws cuda_error naming `kernel`
+  // if one failed; makes every pool's contents durable.
+  virtual void finish_kernel(const std::string& kernel) const = 0;
+
+ protected:
+  gpu_session() = default;
+};
+
+}  // namespace gpmx

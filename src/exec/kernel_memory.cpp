@@ -1,0 +1,19 @@
+#include "gpmx/exec/kernel_memory.hpp"
+
+#include <atomic>
+
+namespace gpmx {
+namespace {
+std::atomic<std::pmr::memory_resource*>& current() {
+  static std::atomic<std::pmr::memory_resource*> r{std::pmr::new_delete_resource()};
+  return r;
+}
+}  // namespace
+
+std::pmr::memory_resource* kernel_memory() noexcept { return current().load(std::memory_order_acquire); }
+
+std::pmr::memory_resource* set_kernel_memory(std::pmr::memory_resource* r) noexcept {
+  return current().exchange(r ? r : std::pmr::new_delete_resource(), std::memory_order_acq_rel);
+}
+
+}  // namespace gpmx

@@ -1,0 +1,124 @@
+// The CUDA back end's session: pools registered with the GPU as mapped host
+// memory (PM-far), kernel memory in CUDA managed memory.
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <fmt/format.h>
+#include <map>
+#include <memory_resource>
+#include <mutex>
+
+#include "gpmx/exec/gpu_session.hpp"
+#include "gpmx/exec/kernel_memory.hpp"
+#include "gpmx/exec/persist_domain.hpp"
+
+namespace gpmx {
+namespace {
+
+std::string cuda_text(cudaError_t e) { return fmt::format("{} ({})", cudaGetErrorName(e), cudaGetErrorString(e)); }
+
+void check(cudaError_t e, const char* call, const std::string& what) {
+  if (e != cudaSuccess) throw cuda_error(fmt::format("{}: {} failed: {}", what, call, cuda_text(e)));
+}
+
+// Managed memory: the GPU reaches it, the host reads it once a kernel ended.
+class managed_memory final : public std::pmr::memory_resource {
+  void* do_allocate(std::size_t bytes, std::size_t) override {
+    void* p = nullptr;
+    check(cudaMallocManaged(&p, bytes == 0 ? 1 : bytes), "cudaMallocManaged",
+          fmt::format("kernel memory of {} bytes", bytes));
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t, std::size_t) override { cudaFree(p); }
+  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+};
+
+// Never destroyed: buffers may outlive the session that allocated them.
+managed_memory& managed() {
+  static managed_memory* m = new managed_memory;
+  return *m;
+}
+
+std::atomic<bool> session_open{false};
+
+class cuda_session final : public gpu_session, public persist_domain_listener {
+ public:
+  explicit cuda_session(int device) {
+    int n = 0;
+    if (const cudaError_t e = cudaGetDeviceCount(&n); e != cudaSuccess)
+      throw gpu_unavailable("no usable CUDA driver or device: cudaGetDeviceCount failed: " + cuda_text(e));
+    if (n == 0) throw gpu_unavailable("no CUDA device present (the driver reports none)");
+    if (device < 0 || device >= n)
+      throw gpu_unavailable(fmt::format("CUDA device {} asked for, but only {} present", device, n));
+    check(cudaSetDevice(device), "cudaSetDevice", fmt::format("CUDA device {}", device));
+    check(cudaGetDeviceProperties(&prop_, device), "cudaGetDeviceProperties", fmt::format("CUDA device {}", device));
+    int host_pointers = 0, managed_ok = 0;
+    cudaDeviceGetAttribute(&host_pointers, cudaDevAttrCanUseHostPointerForRegisteredMem, device);
+    cudaDeviceGetAttribute(&managed_ok, cudaDevAttrManagedMemory, device);
+    if (!host_pointers)
+      throw gpu_unavailable(fmt::format("{} cannot use host pointers for registered memory, which gpmx's PM pools need",
+                                        prop_.name));
+    if (!managed_ok) throw gpu_unavailable(fmt::format("{} has no managed memory, which kernel buffers need", prop_.name));
+    cudaDriverGetVersion(&driver_);
+    add_persist_domain_listener(this);  // registers the pools mapped already
+    previous_memory_ = set_kernel_memory(&managed());
+  }
+  ~cuda_session() override {
+    set_kernel_memory(previous_memory_);
+    remove_persist_domain_listener(this);
+    std::lock_guard lock(mutex_);
+    for (const auto& [base, bytes] : registered_) cudaHostUnregister(const_cast<void*>(base));
+    session_open = false;
+  }
+
+  std::string description() const override {
+    return fmt::format("{} (sm_{}{}, {} SMs, driver {}.{})", prop_.name, prop_.major, prop_.minor,
+                       prop_.multiProcessorCount, driver_ / 1000, driver_ % 1000 / 10);
+  }
+
+  void finish_kernel(const std::string& kernel) const override {
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", fmt::format("kernel '{}'", kernel));
+    persist_all_domains();
+  }
+
+  void added(const persist_domain*, const void* base, std::size_t bytes) override {
+    void* p = const_cast<void*>(base);
+    const std::string what = fmt::format("registering a PM mapping of {} bytes with the GPU", bytes);
+    check(cudaHostRegister(p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable), "cudaHostRegister", what);
+    void* dev = nullptr;
+    const cudaError_t e = cudaHostGetDevicePointer(&dev, p, 0);
+    if (e != cudaSuccess || dev != base) {
+      cudaHostUnregister(p);
+      throw cuda_error(what + ": the GPU's address of the mapping differs from the host's");
+    }
+    std::lock_guard lock(mutex_);
+    registered_[base] = bytes;
+  }
+  void removed(const persist_domain*, const void* base, std::size_t) override {
+    std::lock_guard lock(mutex_);
+    if (registered_.erase(base) != 0) cudaHostUnregister(const_cast<void*>(base));
+  }
+
+ private:
+  cudaDeviceProp prop_{};
+  int driver_ = 0;
+  std::pmr::memory_resource* previous_memory_ = nullptr;
+  std::mutex mutex_;
+  std::map<const void*, std::size_t> registered_;
+};
+
+}  // namespace
+
+bool gpu_session::built_with_cuda() noexcept { return true; }
+
+std::unique_ptr<gpu_session> gpu_session::open(int device) {
+  if (session_open.exchange(true)) throw gpu_unavailable("a GPU session is open already in this process");
+  try {
+    return std::make_unique<cuda_session>(device);
+  } catch (...) {
+    session_open = false;
+    throw;
+  }
+}
+
+}  // namespace gpmx

@@ -1,0 +1,12 @@
+// A build without CUDA: the GPU back end is named, and refused.
+#include "gpmx/exec/gpu_session.hpp"
+
+namespace gpmx {
+
+bool gpu_session::built_with_cuda() noexcept { return false; }
+
+std::unique_ptr<gpu_session> gpu_session::open(int) {
+  throw gpu_unavailable("this gpmx was built without CUDA (nvcc was not found when it was configured)");
+}
+
+}  // namespace gpmx
