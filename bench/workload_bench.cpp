@@ -48,7 +48,7 @@ std::vector<result> run_workload_throughput(const workload_bench_options& o) {
       std::uint64_t written = 0;
       for (unsigned i = 0; i < o.repeat; ++i) {
         const std::uint64_t before = pm_write_stats::total();
-        last = w->run({ex, d.path(), o.mode}, p, s);
+        last = w->run({launch_target(ex, o.gpu), d.path(), o.mode}, p, s);
         written = pm_write_stats::total() - before;
         ns.push_back(last.seconds * 1e9);
         rates.push_back(last.seconds > 0 ? double(last.operations) / last.seconds : 0);
@@ -80,10 +80,10 @@ std::vector<result> run_write_amplification(const workload_bench_options& o) {
       // Bytes written: what kernels stored to PM plus what the host persisted
       // (set-up included for both, and it is the same for both).
       std::uint64_t before = pm_write_stats::total();
-      const apps::run_report g = w->run({ex, d.path(), o.mode}, p, apps::style::epoch);
+      const apps::run_report g = w->run({launch_target(ex, o.gpu), d.path(), o.mode}, p, apps::style::epoch);
       gpmx_bytes = pm_write_stats::total() - before;
       before = pm_write_stats::total();
-      const apps::run_report c = w->run_cap_mm({ex, d.path(), o.mode}, p);
+      const apps::run_report c = w->run_cap_mm({launch_target(ex, o.gpu), d.path(), o.mode}, p);
       cap_bytes = pm_write_stats::total() - before;
       gpmx_ns.push_back(g.seconds * 1e9);
       cap_ns.push_back(c.seconds * 1e9);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpmx/bench/report.hpp"
+#include "gpmx/exec/gpu_session.hpp"
 #include "gpmx/pm/pool.hpp"
 
 namespace gpmx::bench {
@@ -20,6 +21,7 @@ struct workload_bench_options {
   unsigned workers = 0;                // executor workers; 0: default
   bool small = false;                  // the workloads' test sizes instead of their defaults
   std::function<void(const std::string&)> progress;
+  const gpu_session* gpu = nullptr;    // kernels on this GPU (throughput, amplification)
 };
 
 // Rows "<w>_epoch" and "<w>_sbrp": median run time of the workload's default

@@ -84,7 +84,14 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
   void added(const persist_domain*, const void* base, std::size_t bytes) override {
     void* p = const_cast<void*>(base);
     const std::string what = fmt::format("registering a PM mapping of {} bytes with the GPU", bytes);
-    check(cudaHostRegister(p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable), "cudaHostRegister", what);
+    if (const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
+        e != cudaSuccess) {
+      cudaGetLastError();  // not sticky: clear it
+      throw cuda_error(fmt::format(
+          "{}: cudaHostRegister failed: {}. Linux 6.5 and later refuse to pin a writable file mapping for a device "
+          "unless the file is on tmpfs, hugetlbfs or a DAX file system: keep GPU pools on /dev/shm (--data) or on "
+          "PM mounted with -o dax", what, cuda_text(e)));
+    }
     void* dev = nullptr;
     const cudaError_t e = cudaHostGetDevicePointer(&dev, p, 0);
     if (e != cudaSuccess || dev != base) {

@@ -23,7 +23,8 @@ conv_view make_view(pool& p, const log_meta::record& m, std::uint32_t* locks) {
   return v;
 }
 
-std::unique_ptr<std::uint32_t[]> unlocked(std::uint64_t n) { return std::make_unique<std::uint32_t[]>(n); }
+// Kernel memory: the locks must be reachable wherever the kernels run.
+kernel_vector<std::uint32_t> unlocked(std::uint64_t n) { return kernel_vector<std::uint32_t>(n, 0); }
 }  // namespace
 
 conv_log conv_log::create(const std::filesystem::path& path, std::uint64_t bytes, std::uint32_t partitions,
@@ -40,7 +41,7 @@ conv_log conv_log::create(const std::filesystem::path& path, std::uint64_t bytes
   const log_meta::record m{log_meta::conventional, 0, 0, 0, partitions, partition_bytes, 0};
   log_meta::write(*p, m);
   auto locks = unlocked(partitions);
-  const conv_view v = make_view(*p, m, locks.get());
+  const conv_view v = make_view(*p, m, locks.data());
   return conv_log(std::move(p), v, std::move(locks));
 }
 
@@ -79,7 +80,7 @@ conv_log conv_log::open(const std::filesystem::path& path, durability mode) {
   const log_meta::record m = log_meta::read(*p, log_meta::conventional);
   check_stored_log(*p, m);
   auto locks = unlocked(m.partitions);  // locks are volatile: a restart frees them
-  const conv_view v = make_view(*p, m, locks.get());
+  const conv_view v = make_view(*p, m, locks.data());
   return conv_log(std::move(p), v, std::move(locks));
 }
 

@@ -38,7 +38,7 @@ expect 0 "$gpmx" recover gpkvs --data timed --quiet
 expect 0 "$gpmx" verify gpkvs --data timed
 # The GPU back end: where no GPU (or no CUDA in this build) is, exit 3 naming
 # what is missing; where one is, the run must verify.
-"$gpmx" run reduction -p elements=4096 --backend cuda --quiet --data gpu >out.txt 2>&1
+"$gpmx" run reduction -p elements=4096 -p threads=16 -p per_thread=64 --backend cuda --quiet --data gpu >out.txt 2>&1
 status=$?
 if [ $status -eq 3 ]; then
   grep -Eq "CUDA|GPU" out.txt || { echo "FAIL: --backend cuda refused without naming why"; cat out.txt; failures=$((failures + 1)); }

@@ -172,7 +172,10 @@ struct pm_fill {
 };
 
 TEST_F(Cuda, KernelsStoreIntoARegisteredPool) {
-  const auto path = std::filesystem::temp_directory_path() / "gpmx-cuda-pool-test.pool";
+  // tmpfs: Linux 6.5 and later refuse to pin a writable disk-file mapping.
+  const auto dir = std::filesystem::exists("/dev/shm") ? std::filesystem::path("/dev/shm")
+                                                        : std::filesystem::temp_directory_path();
+  const auto path = dir / "gpmx-cuda-pool-test.pool";
   std::filesystem::remove(path);
   {
     pm::pool p = pm::pool::create(path, 1 << 20, {.mode = pm::durability::msync});

@@ -9,6 +9,8 @@
 #include "gpmx/bench/exec_bench.hpp"
 #include "gpmx/bench/pm_bench.hpp"
 #include "gpmx/bench/pm_checkpoint_bench.hpp"
+#include "gpmx/exec/errors.hpp"
+#include "gpmx/exec/gpu_session.hpp"
 
 namespace gpmx::cli {
 namespace {
@@ -20,6 +22,7 @@ void register_bench_pm(CLI::App& bench) {
     bool json = false, logs_only = false, fences_only = false, checkpoints_only = false;
     std::string out, disk;
     std::uint64_t checkpoint_bytes = 64ull << 20;
+    std::string backend = "cpu";
   };
   auto a = std::make_shared<args>();
   pm->add_option("--repeat", a->o.repeat, "measured runs per figure (median reported)")->capture_default_str();
@@ -31,17 +34,29 @@ void register_bench_pm(CLI::App& bench) {
   pm->add_flag("--fences-only", a->fences_only, "only the fence benchmarks");
   pm->add_flag("--checkpoints-only", a->checkpoints_only, "only the checkpoint benchmarks");
   pm->add_option("--checkpoint-bytes", a->checkpoint_bytes, "bytes of one checkpoint")->capture_default_str();
+  pm->add_option("--backend", a->backend, "where the log and fence kernels run: cpu, or cuda (GPU 0, tmpfs only)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
   pm->add_flag("--json", a->json, "print JSON instead of a table");
   pm->add_option("--out", a->out, "also write the JSON to this file");
   pm->callback([a] {
     a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
     a->o.disk_dir = a->disk;
     const bool all = !a->logs_only && !a->fences_only && !a->checkpoints_only;
+    std::unique_ptr<gpu_session> session;
+    if (a->backend == "cuda") {
+      if (a->checkpoints_only)
+        throw config_error("bench pm --checkpoints-only copies on the host: there is nothing to run on the GPU");
+      session = gpu_session::open();
+      a->o.gpu = session.get();
+      fmt::print(stderr, "bench: kernels on {}; the checkpoint benchmarks (host copies) are skipped\n",
+                 session->description());
+    }
     std::vector<bench::result> results;
     auto add = [&](std::vector<bench::result> more) { results.insert(results.end(), more.begin(), more.end()); };
     if (all || a->logs_only) add(bench::run_log_benchmarks(a->o));
     if (all || a->fences_only) add(bench::run_persist_benchmarks(a->o));
-    if (all || a->checkpoints_only) {
+    if (!session && (all || a->checkpoints_only)) {
       // Checkpoint against a plain copy + persist of the same bytes, msync
       // durability, once on disk and once on tmpfs.
       for (const bool shm : {false, true}) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpmx/bench/report.hpp"
+#include "gpmx/exec/gpu_session.hpp"
 
 namespace gpmx::bench {
 
@@ -20,6 +21,7 @@ struct pm_bench_options {
   std::filesystem::path disk_dir;              // empty: the system's temporary directory
   unsigned persist_iterations = 2000;          // fences timed per figure
   std::function<void(const std::string&)> progress;
+  const gpu_session* gpu = nullptr;  // kernels on this GPU instead of the cpu executor
 };
 
 std::vector<result> run_log_benchmarks(const pm_bench_options& o);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "gpmx/exec/kernel_memory.hpp"
 #include "gpmx/exec/memory_scope.hpp"
 #include "gpmx/pm/log_fail.hpp"
 #include "gpmx/pm/ordering.hpp"
@@ -133,11 +134,11 @@ class conv_log {
   pool& file() { return *pool_; }
 
  private:
-  conv_log(std::unique_ptr<pool> p, conv_view v, std::unique_ptr<std::uint32_t[]> locks)
+  conv_log(std::unique_ptr<pool> p, conv_view v, kernel_vector<std::uint32_t> locks)
       : pool_(std::move(p)), view_(v), locks_(std::move(locks)) {}
   std::unique_ptr<pool> pool_;
   conv_view view_;
-  std::unique_ptr<std::uint32_t[]> locks_;
+  kernel_vector<std::uint32_t> locks_;
 };
 
 }  // namespace gpmx::pm

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Every workload on the GPU (--backend cuda), both styles, recovered and
+# verified there; where the GPU's results are deterministic, verified by
+# the cpu executor too (the GPU's PM against the host's reference, bit for
+# bit). Then runs killed by time while kernels run, recovered and verified
+# on the GPU. Exits 77 (skipped) where no GPU or no CUDA build is present.
+set -u
+gpmx="$1"
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+# Linux 6.5 and later pin writable file mappings for a device only on tmpfs
+# (or hugetlbfs, DAX): the pools live in /dev/shm.
+data="$(mktemp -d /dev/shm/gpmx-cuda.XXXXXX)" || exit 1
+trap 'rm -rf "$work" "$data"' EXIT
+
+"$gpmx" run reduction -p elements=4096 -p threads=16 -p per_thread=64 --backend cuda --quiet --data "$data/probe" >out.txt 2>&1
+status=$?
+if [ $status -eq 3 ] && grep -Eq "CUDA|GPU" out.txt; then
+  echo "skipped: $(cat out.txt)"
+  exit 77
+fi
+[ $status -eq 0 ] || { echo "FAIL: probe run exited $status"; cat out.txt; exit 1; }
+
+# blk and dnn call expf/logf, whose last bits differ between CUDA and glibc:
+# the GPU's run is checked against the GPU's own uninterrupted run.
+gpu_only="blk dnn"
+for w in gpkvs gpdb hashmap multiqueue reduction scan prefix-sum srad bfs blk hotspot cfd dnn; do
+  for style in epoch sbrp; do
+    d="$data/$w-$style"
+    expect 0 "$gpmx" run "$w" --style "$style" --backend cuda --quiet --data "$d"
+    grep -q "NVIDIA\|sm_" out.txt || { echo "FAIL: $w: the GPU is not named"; cat out.txt; failures=$((failures + 1)); }
+    expect 0 "$gpmx" verify "$w" --backend cuda --data "$d"
+    case " $gpu_only " in
+      *" $w "*) ;;
+      *) expect 0 "$gpmx" verify "$w" --data "$d" ;;
+    esac
+    rm -rf "$d"
+  done
+done
+
+# Killed while kernels run: set-up (CUDA's start, pool creation) takes a few
+# hundred ms, so the kills land during the batches.
+for w in gpkvs hashmap multiqueue gpdb; do
+  for ms in 350 500 700; do
+    d="$data/$w-kill-$ms"
+    batches=100000
+    [ "$w" = gpdb ] && batches=3000  # each batch adds rows: keep the table small
+    expect 0 "$gpmx" run "$w" -p batches=$batches --backend cuda --kill-after-ms "$ms" --quiet --data "$d"
+    grep -q "SIGKILL after $ms ms" out.txt || { echo "FAIL: $w not killed at $ms ms"; cat out.txt; failures=$((failures + 1)); }
+    "$gpmx" recover "$w" --backend cuda --data "$d" >out.txt 2>&1
+    status=$?
+    # Killed before its pools existed: nothing to recover (3), else repaired (0).
+    if [ $status -eq 0 ]; then
+      expect 0 "$gpmx" verify "$w" --backend cuda --data "$d"
+    elif ! grep -q "run it first" out.txt; then
+      echo "FAIL: $w recover after $ms ms exited $status"; cat out.txt; failures=$((failures + 1))
+    fi
+    rm -rf "$d"
+  done
+done
+exit $((failures > 0))
