@@ -7,7 +7,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/checkpoint.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 
@@ -37,7 +37,7 @@ std::vector<result> run_checkpoint_benchmarks(const checkpoint_bench_options& o)
   scratch_dir dir(o.directory, "cp-bench");
 
   // The checkpointed data: `elements` buffers, the last taking the remainder.
-  std::vector<std::vector<std::byte>> bufs;
+  std::vector<kernel_vector<std::byte>> bufs;
   for (std::uint32_t i = 0; i < o.elements; ++i) {
     const std::uint64_t n = i + 1 < o.elements ? o.bytes / o.elements : o.bytes - (o.bytes / o.elements) * i;
     bufs.emplace_back(n);
@@ -70,10 +70,11 @@ std::vector<result> run_checkpoint_benchmarks(const checkpoint_bench_options& o)
     auto cp = pm::checkpoint::create(dir / "save.cp", o.bytes, o.elements, 1, o.mode);
     for (auto& b : bufs) cp.register_buffer(0, b.data(), b.size());
     // Two warm-up saves: one into each copy.
-    result r = make("pm_checkpoint_save", time_runs(2, o.repeat, [&] { cp.save(0, ex); }), o.bytes,
+    const launch_target where(ex, o.gpu);
+    result r = make("pm_checkpoint_save", time_runs(2, o.repeat, [&] { cp.save(0, where); }), o.bytes,
                     fmt::format("checkpoint::save of the same buffers: parallel copy kernel, per-chunk persist, "
-                                "epoch flip ({})",
-                                mode));
+                                "epoch flip ({}, {})",
+                                mode, o.gpu ? o.gpu->description() : std::string("cpu executor")));
     r.metrics["workers"] = ex.workers();
     r.metrics["ratio_vs_plain"] = r.metrics["bytes_per_s"] / plain_bps;
     out.push_back(std::move(r));

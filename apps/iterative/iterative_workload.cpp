@@ -46,7 +46,7 @@ std::uint64_t run_iterations(const env& e, app& a, pm::checkpoint& cp, progress&
     a.step(e.ex, i);
     pr.done = i + 1;
     if (pr.done % sc.interval == 0 || pr.done == sc.iterations) {
-      cp.save(0, e.ex.cpu(), order);  // copy, persist, then flip the epoch word
+      cp.save(0, e.ex, order);  // copy, persist, then flip the epoch word
       crash_trigger::point();
       ++saves;
     }
@@ -136,7 +136,7 @@ recover_report checkpointed_workload::recover(const env& e) {
   progress pr;
   register_all(cp, *a, pr);
   if (cp.epoch(0) > 0) {  // else the fresh app is iteration 0
-    cp.restore(0, e.ex.cpu());
+    cp.restore(0, e.ex);
     check_restored(cp, e.dir / cp_file(name()), pr, sc);
   }
   if (a->own_pm_bytes() > 0)
@@ -166,7 +166,7 @@ verify_report checkpointed_workload::verify(const env& e) {
     v.detail = fmt::format("no checkpoint saved yet (0 of {} iterations): recover first", sc.iterations);
     return v;
   }
-  cp.restore(0, e.ex.cpu());
+  cp.restore(0, e.ex);
   check_restored(cp, e.dir / cp_file(name()), pr, sc);
   if (pr.done != sc.iterations) {
     v.detail = fmt::format("the checkpoint holds {} of {} iterations: recover first", pr.done, sc.iterations);

@@ -81,6 +81,18 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
     persist_all_domains();
   }
 
+  bool reaches(const void* p, std::size_t bytes) const override {
+    const auto known = [](const void* a) {
+      cudaPointerAttributes attr{};
+      if (cudaPointerGetAttributes(&attr, a) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+      }
+      return attr.type != cudaMemoryTypeUnregistered;
+    };
+    return bytes == 0 || (known(p) && known(static_cast<const std::byte*>(p) + bytes - 1));
+  }
+
   void added(const persist_domain*, const void* base, std::size_t bytes) override {
     void* p = const_cast<void*>(base);
     const std::string what = fmt::format("registering a PM mapping of {} bytes with the GPU", bytes);

@@ -212,7 +212,7 @@ void checkpoint::register_buffer(std::uint32_t g, void* addr, std::uint64_t byte
   mine.push_back(addr);
 }
 
-void checkpoint::save(std::uint32_t g, cpu::executor& ex, save_order order) {
+void checkpoint::save(std::uint32_t g, const launch_target& ex, save_order order) {
   std::lock_guard lock(s_->mutex);
   s_->check_group(g, "save");
   s_->check_complete(g, "save");
@@ -221,7 +221,7 @@ void checkpoint::save(std::uint32_t g, cpu::executor& ex, save_order order) {
   // The working copy is the one the current epoch does not name, so the
   // consistent copy is untouched until the flip.
   const auto elements = s_->element_copies(g, next % 2, true);
-  const auto chunks = split(elements, chunk_bytes_for(s_->total_bytes(g), ex.workers()));
+  const auto chunks = split(elements, chunk_bytes_for(s_->total_bytes(g), ex.cpu().workers()));
   const auto flip = [&] {
     store_word(w.epoch, next);
     s_->meta->persist(std::uint64_t(reinterpret_cast<std::byte*>(w.epoch) - s_->meta->data()), 8);
@@ -231,7 +231,7 @@ void checkpoint::save(std::uint32_t g, cpu::executor& ex, save_order order) {
   if (order == save_order::copy_then_flip) flip();
 }
 
-void checkpoint::restore(std::uint32_t g, cpu::executor& ex) {
+void checkpoint::restore(std::uint32_t g, const launch_target& ex) {
   std::lock_guard lock(s_->mutex);
   s_->check_group(g, "restore");
   const std::uint64_t e = load_word(s_->words(g).epoch);
@@ -240,7 +240,7 @@ void checkpoint::restore(std::uint32_t g, cpu::executor& ex) {
          fmt::format("{}: restore: group {} has no consistent copy (it was never saved)", s_->where(), g));
   s_->check_complete(g, "restore");
   const auto elements = s_->element_copies(g, e % 2, false);
-  const auto chunks = split(elements, chunk_bytes_for(s_->total_bytes(g), ex.workers()));
+  const auto chunks = split(elements, chunk_bytes_for(s_->total_bytes(g), ex.cpu().workers()));
   parallel_copy(ex, chunks, nullptr, "gpmcp_restore");
 }
 

@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/exec/persist_domain.hpp"
 
 namespace gpmx::pm {
@@ -25,9 +25,11 @@ std::uint64_t chunk_bytes_for(std::uint64_t total, unsigned workers);
 // Splits each element copy into chunks of at most chunk_bytes.
 std::vector<copy_chunk> split(std::span<const copy_chunk> elements, std::uint64_t chunk_bytes);
 
-// Copies every chunk, one kernel thread per chunk; with a domain, each
-// thread persists the chunk it wrote before it ends. Returns when all have.
-void parallel_copy(cpu::executor& ex, std::span<const copy_chunk> chunks, const persist_domain* persist,
+// Copies every chunk; returns when all are copied and, with a domain,
+// durable. On the cpu executor one kernel thread copies a chunk and persists
+// it; on a GPU one block copies a chunk with coalesced 16-byte stores and a
+// system-scope fence, and the kernel's end flushes the pools (gpu_session).
+void parallel_copy(const launch_target& ex, std::span<const copy_chunk> chunks, const persist_domain* persist,
                    const char* kernel_name);
 
 }  // namespace gpmx::pm

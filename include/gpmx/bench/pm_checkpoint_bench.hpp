@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpmx/exec/gpu_session.hpp"
 #include "gpmx/bench/report.hpp"
 #include "gpmx/pm/pool.hpp"
 
@@ -22,6 +23,9 @@ struct checkpoint_bench_options {
   pm::durability mode = pm::durability::pmem;
   unsigned workers = 0;                   // executor workers; 0: the executor's default
   std::function<void(const std::string&)> progress;  // called before each benchmark
+  // The save's copy on this GPU (the buffers in kernel memory); the plain
+  // copy stays a host memcpy, as CAP's host-side copy is.
+  const gpu_session* gpu = nullptr;
 };
 
 // Two rows: "pm_plain_copy_persist" and "pm_checkpoint_save", each with

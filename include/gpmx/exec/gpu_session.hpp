@@ -11,6 +11,7 @@
 //    with a system-scope fence have reached the host's memory, not the file.
 // Plain C++: only the implementation needs CUDA. Built without CUDA, open()
 // throws gpu_unavailable.
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -39,6 +40,9 @@ class gpu_session {
   // Waits for the kernels launched so far; throws cuda_error naming `kernel`
   // if one failed; makes every pool's contents durable.
   virtual void finish_kernel(const std::string& kernel) const = 0;
+  // Whether kernels on the GPU can use [p, p + bytes): device, managed or
+  // registered memory (a pool), not plain host memory such as the stack.
+  virtual bool reaches(const void* p, std::size_t bytes) const = 0;
 
  protected:
   gpu_session() = default;

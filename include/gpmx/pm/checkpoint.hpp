@@ -23,7 +23,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/pool.hpp"
 
 namespace gpmx::pm {
@@ -53,9 +53,10 @@ class checkpoint {
   enum class save_order : std::uint8_t { copy_then_flip, flip_then_copy };
   // Copies the group's buffers into its working copy in parallel on `ex`,
   // persists them, then makes that copy the consistent one.
-  void save(std::uint32_t group, cpu::executor& ex, save_order order = save_order::copy_then_flip);
+  // ex: where the copy runs (the cpu executor, or a GPU).
+  void save(std::uint32_t group, const launch_target& ex, save_order order = save_order::copy_then_flip);
   // Copies the consistent copy back into the registered buffers.
-  void restore(std::uint32_t group, cpu::executor& ex);
+  void restore(std::uint32_t group, const launch_target& ex);
 
   std::uint64_t epoch(std::uint32_t group) const;  // saves completed; 0: none
   std::uint32_t groups() const;
