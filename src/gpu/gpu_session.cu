@@ -40,6 +40,7 @@ managed_memory& managed() {
 }
 
 std::atomic<bool> session_open{false};
+std::atomic<const gpu_session*> open_session{nullptr};
 
 class cuda_session final : public gpu_session, public persist_domain_listener {
  public:
@@ -62,8 +63,10 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
     cudaDriverGetVersion(&driver_);
     add_persist_domain_listener(this);  // registers the pools mapped already
     previous_memory_ = set_kernel_memory(&managed());
+    open_session = this;
   }
   ~cuda_session() override {
+    open_session = nullptr;
     set_kernel_memory(previous_memory_);
     remove_persist_domain_listener(this);
     std::lock_guard lock(mutex_);
@@ -129,6 +132,7 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
 }  // namespace
 
 bool gpu_session::built_with_cuda() noexcept { return true; }
+const gpu_session* gpu_session::current() noexcept { return open_session.load(); }
 
 std::unique_ptr<gpu_session> gpu_session::open(int device) {
   if (session_open.exchange(true)) throw gpu_unavailable("a GPU session is open already in this process");

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/gpu_session.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/checkpoint.hpp"
 
 struct gpmcp {
@@ -22,6 +24,10 @@ void remember(errc code, std::string what) {
   last_code = code;
   last_error = std::move(what);
 }
+
+// Where copies run: the GPU of the open session, as GPM's copy kernel does,
+// else the default executor.
+gpmx::launch_target here() { return {gpmx::cpu::default_executor(), gpmx::gpu_session::current()}; }
 
 // Runs f, turning any exception into a remembered error; returns whether f succeeded.
 template <class F>
@@ -84,13 +90,13 @@ int gpmcp_register(gpmcp* cp, void* addr, std::size_t size, std::size_t group) {
 int gpmcp_checkpoint(gpmcp* cp, std::size_t group) {
   std::uint32_t g = 0;
   if (!present(cp, "gpmcp_checkpoint") || !narrow(group, "group", g)) return -1;
-  return guarded([&] { cp->cp.save(g, gpmx::cpu::default_executor()); }) ? 0 : -1;
+  return guarded([&] { cp->cp.save(g, here()); }) ? 0 : -1;
 }
 
 int gpmcp_restore(gpmcp* cp, std::size_t group) {
   std::uint32_t g = 0;
   if (!present(cp, "gpmcp_restore") || !narrow(group, "group", g)) return -1;
-  return guarded([&] { cp->cp.restore(g, gpmx::cpu::default_executor()); }) ? 0 : -1;
+  return guarded([&] { cp->cp.restore(g, here()); }) ? 0 : -1;
 }
 
 const char* gpmcp_last_error() { return last_error.c_str(); }

@@ -190,3 +190,80 @@ TEST_F(Cuda, KernelsStoreIntoARegisteredPool) {
 
 }  // namespace
 }  // namespace gpmx
+
+// GPM's API names on the GPU through a gpu_session: the gpKVS undo-log
+// pattern of GPM's Figure 6 (gpm_map, gpmlog_*, gpm_persist), and a gpmcp
+// checkpoint whose copy runs on the GPU.
+#include "gpmx/exec/gpu_session.hpp"
+#include "gpmx/exec/kernel_memory.hpp"
+#include "gpmx/pm/gpm.hpp"
+#include "gpmx/pm/gpm_checkpoint.hpp"
+
+namespace gpmx {
+namespace {
+
+struct kv_pair {
+  std::uint64_t key, value;
+};
+
+struct log_then_update {
+  template <class Ctx>
+  GPMX_HD void operator()(Ctx& t, gpm::gpmlog l, pm::pm_span<kv_pair> kvs) const {
+    auto v = kvs.bind(t);
+    const std::uint64_t i = t.global_id();
+    const kv_pair old = v[i];
+    gpm::gpmlog_insert(t, l, &old, sizeof old);
+    v[i] = kv_pair{old.key, old.value + 1};
+    gpm::gpm_persist(t);
+  }
+};
+struct undo_from_log {
+  template <class Ctx>
+  GPMX_HD void operator()(Ctx& t, gpm::gpmlog l, pm::pm_span<kv_pair> kvs) const {
+    kv_pair old{};
+    gpm::gpmlog_read(t, l, &old, sizeof old);
+    kvs.bind(t)[old.key] = old;
+    gpm::gpm_persist(t);
+    gpm::gpmlog_remove(t, l, sizeof old);
+  }
+};
+
+TEST_F(Cuda, GpmNamesLogUpdateAndUndoOnTheGpu) {
+  auto session = gpu_session::open();
+  const std::filesystem::path dir = "/dev/shm";  // a GPU pins tmpfs pages only (Linux 6.5+)
+  const std::string table_path = (dir / "gpmx-cuda-gpm.pm").string(), log_path = (dir / "gpmx-cuda-gpm.log").string();
+  const std::size_t n = 512;
+  auto* table = static_cast<kv_pair*>(gpm::gpm_map(table_path.c_str(), n * sizeof(kv_pair), true));
+  for (std::size_t i = 0; i < n; ++i) table[i] = {i, i * 10};
+  gpm::gpmlog* log = gpm::gpmlog_create_hcl(log_path.c_str(), 1 << 20, 2, 256);
+  cuda::launch({dim3(2), dim3(256), 0, "log_then_update"}, log_then_update{}, *log, gpm::gpm_view(table, n));
+  session->finish_kernel("log_then_update");
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(table[i].value, i * 10 + 1);
+  gpm::gpmlog_close(log);
+  log = gpm::gpmlog_open(log_path.c_str());
+  cuda::launch({dim3(2), dim3(256), 0, "undo_from_log"}, undo_from_log{}, *log, gpm::gpm_view(table, n));
+  session->finish_kernel("undo_from_log");
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(table[i].value, i * 10);
+  gpm::gpmlog_close(log);
+  gpm::gpm_unmap(table_path.c_str(), table, n * sizeof(kv_pair));
+  std::filesystem::remove(table_path);
+  std::filesystem::remove(log_path);
+
+  // gpmcp: a buffer in kernel memory saved by a GPU copy, changed, restored.
+  const std::string cp_path = (dir / "gpmx-cuda-gpm.cp").string();
+  std::filesystem::remove(cp_path);
+  kernel_vector<std::uint64_t> state(1 << 16);
+  for (std::size_t i = 0; i < state.size(); ++i) state[i] = i * 7;
+  gpmcp* cp = gpmcp_create(cp_path.c_str(), state.size() * 8, 1, 1);
+  ASSERT_NE(cp, nullptr) << gpmcp_last_error();
+  ASSERT_EQ(gpmcp_register(cp, state.data(), state.size() * 8, 0), 0) << gpmcp_last_error();
+  ASSERT_EQ(gpmcp_checkpoint(cp, 0), 0) << gpmcp_last_error();
+  for (auto& v : state) v = 0;
+  ASSERT_EQ(gpmcp_restore(cp, 0), 0) << gpmcp_last_error();
+  for (std::size_t i = 0; i < state.size(); ++i) ASSERT_EQ(state[i], i * 7) << i;
+  gpmcp_close(cp);
+  std::filesystem::remove(cp_path);
+}
+
+}  // namespace
+}  // namespace gpmx

@@ -33,6 +33,9 @@ class gpu_session {
   static std::unique_ptr<gpu_session> open(int device = 0);
   // Whether this build has the CUDA back end at all.
   static bool built_with_cuda() noexcept;
+  // The session open now, or null (the libGPM names use it: they take no
+  // launcher, as GPM's do not).
+  static const gpu_session* current() noexcept;
   virtual ~gpu_session() = default;
 
   // "NVIDIA H100 80GB HBM3 (sm_90, driver 13.0)".

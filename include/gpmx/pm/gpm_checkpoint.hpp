@@ -9,7 +9,8 @@
 // These functions never throw: on failure the creating/opening ones return
 // nullptr and the others -1, and gpmcp_last_error() gives the message of
 // this thread's latest failure (its errc in gpmcp_last_errc()). Copies run
-// on gpmx::cpu::default_executor(). Files are opened with pmem durability.
+// on the GPU of the open gpu_session, else on gpmx::cpu::default_executor().
+// Files are opened with pmem durability.
 #include <cstddef>
 
 #include "gpmx/pm/errors.hpp"
