@@ -16,6 +16,7 @@
 #include "gpmx/bench/sim_bench.hpp"
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/pm/pool_identity.hpp"
+#include "gpmx/sim/canonical_memory.hpp"
 #include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/sim/report.hpp"
 #include "kv_table.hpp"
@@ -100,6 +101,7 @@ void do_sim(const sim_args& a) {
   const auto t0 = std::chrono::steady_clock::now();
   {
     const pm::deterministic_pool_identity identity(a.seed);
+    const sim::canonical_kernel_memory placement;  // cycles independent of the host's heap
     cpu::executor ex({.policy = cpu::schedule::timed, .seed = a.seed, .timing = &gpu});
     progress_bar bar(fmt::format("sim {}", a.workload), !a.quiet && !a.json);
     rep = w.run({ex, dir, pm::durability::none, [&bar](double f) { bar.update(f); }}, p, s);

@@ -19,7 +19,8 @@
 namespace gpmx {
 
 // Host data a kernel reads: the data itself on the cpu executor, a copy in
-// kernel memory when kernels run on the GPU.
+// kernel memory when kernels run on the GPU or kernel memory is otherwise
+// special (the timed mode places it canonically).
 template <class T>
 class kernel_input {
  public:
@@ -48,7 +49,7 @@ class launch_target {
   // Host data made readable by kernels on this target (see kernel_input).
   template <class T>
   kernel_input<T> input(std::span<const T> host) const {
-    if (gpu_ == nullptr) return kernel_input<T>(host);
+    if (gpu_ == nullptr && kernel_memory() == std::pmr::new_delete_resource()) return kernel_input<T>(host);
     return kernel_input<T>(kernel_vector<T>(host.begin(), host.end()));
   }
 

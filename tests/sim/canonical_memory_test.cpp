@@ -1,0 +1,63 @@
+// The timed mode's cycles must not depend on where the host's heap put a
+// kernel's buffers: under canonical_kernel_memory every kernel_vector starts
+// a page, and the model numbers pages by first touch.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/kernel_memory.hpp"
+#include "gpmx/exec/mem_view.hpp"
+#include "gpmx/sim/canonical_memory.hpp"
+#include "gpmx/sim/gpu_model.hpp"
+#include "kernels/sim_kernels.hpp"
+
+namespace {
+using namespace gpmx;
+
+struct run_result {
+  std::uint64_t end_ps, sectors;
+  std::uintptr_t in_page_offset;  // where the heap put the input, within its page
+};
+
+// Allocates `perturb` odd-sized blocks first, so that the heap hands the
+// kernel's buffers other addresses, then times a streaming kernel.
+run_result run_after_heap_noise(unsigned perturb) {
+  std::vector<std::unique_ptr<char[]>> noise;
+  for (unsigned i = 0; i < perturb; ++i) noise.push_back(std::make_unique<char[]>(24 + 40 * i));
+  sim::gpu_model gpu(sim::named_config("sbrp-table1"));
+  cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
+  kernel_vector<std::uint32_t> in(64 * 256 * 4 + 7, 1), out(64 * 256 + 3, 0);
+  ex.launch({dim3(64), dim3(256), 0, "stream"}, sim_kernels::stream_sum{},
+            global_span<const std::uint32_t>(in.data(), in.size()), 4u,
+            global_span<std::uint32_t>(out.data(), out.size()));
+  return {std::uint64_t(gpu.totals().end), gpu.memory().stats().sectors_requested,
+          reinterpret_cast<std::uintptr_t>(in.data()) % 4096};
+}
+
+TEST(CanonicalKernelMemory, CyclesDoNotDependOnTheHostHeap) {
+  const sim::canonical_kernel_memory placement;
+  const run_result a = run_after_heap_noise(0), b = run_after_heap_noise(3), c = run_after_heap_noise(11);
+  EXPECT_EQ(a.in_page_offset, 0u);
+  EXPECT_EQ(a.end_ps, b.end_ps);
+  EXPECT_EQ(a.end_ps, c.end_ps);
+  EXPECT_EQ(a.sectors, c.sectors);
+}
+
+TEST(CanonicalKernelMemory, ScopeRestoresThePreviousResource) {
+  std::pmr::memory_resource* before = kernel_memory();
+  kernel_vector<int> made_inside;
+  {
+    const sim::canonical_kernel_memory placement;
+    EXPECT_EQ(kernel_memory(), sim::page_aligned_memory());
+    made_inside = kernel_vector<int>(100, 1);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(made_inside.data()) % 4096, 0u);
+  }
+  EXPECT_EQ(kernel_memory(), before);
+  made_inside.resize(5000, 2);  // freed and reallocated where it was made
+  EXPECT_EQ(made_inside[4999], 2);
+}
+
+}  // namespace
