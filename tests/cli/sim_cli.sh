@@ -14,8 +14,8 @@ has_err() {
 }
 cycles() { python3 -c 'import json,sys; print(json.load(open("out.txt"))["simulated"]["kernel_ps"])'; }
 
-# Each run on a fresh data directory, with --json (no progress bar): runs
-# repeat exactly only when their host allocations do (docs/sim.md).
+# Each run on a fresh data directory; kernel buffers are placed canonically,
+# so a run repeats exactly whatever else the process allocated (docs/sim.md).
 expect 0 "$gpmx" sim reduction --style sbrp --json --data d1
 has '"verified": true'
 has '"kernel_cycles"'
