@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "common/registry.hpp"
-#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/pm/checkpoint.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 #include "iterative/iterative.hpp"
@@ -89,7 +89,7 @@ struct method {
 };
 
 std::vector<method> methods_for(const scratch_dir& dir, const std::string& w, std::vector<apps::iterative::state_array> st,
-                                std::uint64_t bytes, cpu::executor& ex, pm::durability mode,
+                                std::uint64_t bytes, const launch_target& ex, pm::durability mode,
                                 std::vector<std::shared_ptr<void>>& keep) {
   std::vector<method> out;
   {  // CAP-fs: to the host, then write() + fsync()
@@ -148,7 +148,8 @@ std::vector<result> run_checkpoint_workload_benchmarks(const checkpoint_workload
     if (o.progress) o.progress(s);
   };
   scratch_dir dir(o.directory, "cpw-bench");
-  cpu::executor ex({.workers = o.workers});
+  cpu::executor cpu_ex({.workers = o.workers});
+  const launch_target ex(cpu_ex, o.gpu);
   std::vector<result> out;
 
   say("file system: sequential durable write");

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "gpmx/exec/gpu_session.hpp"
 #include "gpmx/bench/report.hpp"
 #include "gpmx/pm/pool.hpp"
 
@@ -39,6 +40,9 @@ struct checkpoint_workload_bench_options {
   pm::durability mode = pm::durability::pmem;  // cap_mm and gpmx
   unsigned workers = 0;             // executor workers; 0: the default
   std::function<void(const std::string&)> progress;  // called before each step
+  // The iterations and the gpmx checkpoint's copy on this GPU (the state in
+  // kernel memory); CAP-fs and CAP-mm stay host copies, as in GPM.
+  const gpu_session* gpu = nullptr;
 };
 
 std::vector<result> run_checkpoint_workload_benchmarks(const checkpoint_workload_bench_options& options);
