@@ -13,6 +13,7 @@
 #include "gpmx/sim/canonical_memory.hpp"
 #include "gpmx/sim/gpu_model.hpp"
 #include "kernels/sim_kernels.hpp"
+#include "sim/sim_test_util.hpp"
 
 namespace {
 using namespace gpmx;
@@ -29,8 +30,10 @@ run_result run_after_heap_noise(unsigned perturb) {
   for (unsigned i = 0; i < perturb; ++i) noise.push_back(std::make_unique<char[]>(24 + 40 * i));
   sim::gpu_model gpu(sim::named_config("sbrp-table1"));
   cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
-  kernel_vector<std::uint32_t> in(64 * 256 * 4 + 7, 1), out(64 * 256 + 3, 0);
-  ex.launch({dim3(64), dim3(256), 0, "stream"}, sim_kernels::stream_sum{},
+  // Fewer threads under tsan, whose fibers would exceed the map count.
+  const std::uint32_t blocks = 64 / sim::testing::sanitizer_shrink;
+  kernel_vector<std::uint32_t> in(blocks * 256 * 4 + 7, 1), out(blocks * 256 + 3, 0);
+  ex.launch({dim3(blocks), dim3(256), 0, "stream"}, sim_kernels::stream_sum{},
             global_span<const std::uint32_t>(in.data(), in.size()), 4u,
             global_span<std::uint32_t>(out.data(), out.size()));
   return {std::uint64_t(gpu.totals().end), gpu.memory().stats().sectors_requested,
