@@ -200,13 +200,19 @@ TEST(PersistBuffer, AnEvictionBehindAnOrderingEntryWaitsForTheEntriesBeforeIt) {
   EXPECT_EQ(lazy.stats().eviction_stall_time, 10 + ack_delay - 30);
 }
 
-TEST(PersistBuffer, DrainWritesEverythingAndReturnsWhenTheLastIsDurable) {
-  recording_memory m;
-  persist_buffer pb(256, flush_policy::lazy, 6);
+// A lazy buffer holding A (warp 0), warp 1's ordering point, B (warp 0) and
+// C (warp 1, past its ordering point: the FSM holds it until ACTR is zero).
+void store_a_b_and_held_c(persist_buffer& pb, recording_memory& m) {
   EXPECT_TRUE(pb.store(A, 0x1, 0, 0, m));
   pb.order(w1, 1, m);
   EXPECT_TRUE(pb.store(B, 0x1, 0, 2, m));
-  EXPECT_TRUE(pb.store(C, 0x1, 1, 3, m));  // warp 1 passed its ordering point: waits for ACTR zero
+  EXPECT_TRUE(pb.store(C, 0x1, 1, 3, m));
+}
+
+TEST(PersistBuffer, DrainWritesEverythingAndReturnsWhenTheLastIsDurable) {
+  recording_memory m;
+  persist_buffer pb(256, flush_policy::lazy, 6);
+  store_a_b_and_held_c(pb, m);
   // B goes at 100; C only once everything in flight (A, B) is durable.
   EXPECT_EQ(pb.drain(100, m), 100 + 2 * ack_delay);
   EXPECT_EQ(m.written_at(B), 100u);
@@ -214,18 +220,10 @@ TEST(PersistBuffer, DrainWritesEverythingAndReturnsWhenTheLastIsDurable) {
   EXPECT_EQ(pb.size(), 0u);
 }
 
-}  // namespace
-
-namespace {
-using namespace gpmx::sim;
-
 TEST(PersistBuffer, AnUnorderedDrainWritesEverythingAtOnce) {
   recording_memory m;
   persist_buffer pb(256, flush_policy::lazy, 6);
-  EXPECT_TRUE(pb.store(A, 0x1, 0, 0, m));
-  pb.order(w1, 1, m);
-  EXPECT_TRUE(pb.store(B, 0x1, 0, 2, m));
-  EXPECT_TRUE(pb.store(C, 0x1, 1, 3, m));  // held by the FSM in an ordered drain
+  store_a_b_and_held_c(pb, m);  // an ordered drain would hold C
   EXPECT_EQ(pb.drain(100, m, false), 100 + ack_delay);
   EXPECT_EQ(m.written_at(B), 100u);
   EXPECT_EQ(m.written_at(C), 100u);

@@ -10,7 +10,7 @@
 #include "gpmx/bench/pm_bench.hpp"
 #include "gpmx/bench/pm_checkpoint_bench.hpp"
 #include "gpmx/exec/errors.hpp"
-#include "gpmx/exec/gpu_session.hpp"
+#include "cli_args.hpp"
 
 namespace gpmx::cli {
 namespace {
@@ -34,21 +34,15 @@ void register_bench_pm(CLI::App& bench) {
   pm->add_flag("--fences-only", a->fences_only, "only the fence benchmarks");
   pm->add_flag("--checkpoints-only", a->checkpoints_only, "only the checkpoint benchmarks");
   pm->add_option("--checkpoint-bytes", a->checkpoint_bytes, "bytes of one checkpoint")->capture_default_str();
-  pm->add_option("--backend", a->backend, "where the log and fence kernels run: cpu, or cuda (GPU 0, tmpfs only)")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
-      ->capture_default_str();
+  add_backend_option(pm, a->backend, "where the log, fence and checkpoint kernels run: cpu, or cuda (GPU 0, tmpfs only)");
   pm->add_flag("--json", a->json, "print JSON instead of a table");
   pm->add_option("--out", a->out, "also write the JSON to this file");
   pm->callback([a] {
     a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
     a->o.disk_dir = a->disk;
     const bool all = !a->logs_only && !a->fences_only && !a->checkpoints_only;
-    std::unique_ptr<gpu_session> session;
-    if (a->backend == "cuda") {
-      session = gpu_session::open();
-      a->o.gpu = session.get();
-      fmt::print(stderr, "bench: kernels on {}; files on tmpfs only\n", session->description());
-    }
+    const auto session = open_backend(a->backend, "bench");
+    a->o.gpu = session.get();
     std::vector<bench::result> results;
     auto add = [&](std::vector<bench::result> more) { results.insert(results.end(), more.begin(), more.end()); };
     if (all || a->logs_only) add(bench::run_log_benchmarks(a->o));

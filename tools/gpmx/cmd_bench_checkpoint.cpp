@@ -7,7 +7,7 @@
 
 #include "commands.hpp"
 #include "checkpoint_workload_bench.hpp"
-#include "gpmx/exec/gpu_session.hpp"
+#include "cli_args.hpp"
 
 namespace gpmx::cli {
 
@@ -23,21 +23,15 @@ void register_bench_workload_checkpoints(CLI::App& bench) {
   cmd->add_option("--repeat", a->o.repeat, "measured checkpoints and restores per method (median reported)")
       ->capture_default_str();
   cmd->add_option("--dir", a->dir, "directory for the files (default: the temporary directory)");
-  cmd->add_option("--backend", a->backend, "where iterations and gpmx's copy run: cpu, or cuda (files default to /dev/shm)")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
-      ->capture_default_str();
+  add_backend_option(cmd, a->backend, "where iterations and gpmx's copy run: cpu, or cuda (files default to /dev/shm)");
   cmd->add_flag("--json", a->json, "print JSON instead of a table");
   cmd->add_option("--out", a->out, "also write the JSON to this file");
   cmd->callback([a] {
     a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
     a->o.directory = a->dir;
-    std::unique_ptr<gpu_session> session;
-    if (a->backend == "cuda") {
-      if (a->dir.empty()) a->o.directory = "/dev/shm";  // a GPU maps tmpfs pages only (gpu_session.hpp)
-      session = gpu_session::open();
-      a->o.gpu = session.get();
-      fmt::print(stderr, "bench: kernels on {}\n", session->description());
-    }
+    const auto session = open_backend(a->backend, "bench");
+    a->o.gpu = session.get();
+    if (session && a->dir.empty()) a->o.directory = "/dev/shm";  // a GPU maps tmpfs pages only (gpu_session.hpp)
     const auto results = bench::run_checkpoint_workload_benchmarks(a->o);
     const auto j = bench::to_json(results);
     if (a->json) fmt::print("{}\n", j.dump(2));

@@ -10,7 +10,6 @@
 #include "kvs_compare_bench.hpp"
 #include "workload_bench.hpp"
 #include "gpmx/exec/errors.hpp"
-#include "gpmx/exec/gpu_session.hpp"
 
 namespace gpmx::cli {
 namespace {
@@ -30,9 +29,7 @@ void register_workloads(CLI::App& bench) {
   sub->add_option("--durability", a->durability, durability_help)->capture_default_str();
   sub->add_option("--workers", a->o.workers, "executor worker threads (default: every core)");
   sub->add_flag("--small", a->o.small, "the workloads' test sizes (a quick check that everything runs)");
-  sub->add_option("--backend", a->backend, "where kernels run: cpu, or cuda (GPU 0; files default to /dev/shm)")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
-      ->capture_default_str();
+  add_backend_option(sub, a->backend, "where kernels run: cpu, or cuda (GPU 0; files default to /dev/shm)");
   sub->add_flag("--throughput", a->throughput, "only the throughput figures");
   sub->add_flag("--amplification", a->amplification, "only the CAP-mm comparison");
   sub->add_flag("--restoration", a->restoration, "only the restoration latency");
@@ -51,14 +48,9 @@ void register_workloads(CLI::App& bench) {
     auto add = [&](std::vector<bench::result> more) { rows.insert(rows.end(), more.begin(), more.end()); };
     // Restoration forks, so it runs before this process starts any thread.
     if (!gpu && (all || a->restoration)) add(bench::run_restoration_latency(a->o));
-    std::unique_ptr<gpu_session> session;
-    if (gpu) {
-      if (a->dir.empty()) a->o.dir = "/dev/shm";  // a GPU maps tmpfs pages only (gpu_session.hpp)
-      session = gpu_session::open();
-      a->o.gpu = session.get();
-      fmt::print(stderr, "bench: kernels on {}; restoration latency is not measured on the GPU\n",
-                 session->description());
-    }
+    const auto session = open_backend(a->backend, "bench");
+    a->o.gpu = session.get();
+    if (session && a->dir.empty()) a->o.dir = "/dev/shm";  // a GPU maps tmpfs pages only (gpu_session.hpp)
     if (all || a->throughput) add(bench::run_workload_throughput(a->o));
     if (all || a->amplification) add(bench::run_write_amplification(a->o));
     print_results(rows, a->json, a->out);

@@ -15,7 +15,6 @@
 #include "common/directory_lock.hpp"
 #include "common/registry.hpp"
 #include "gpmx/exec/errors.hpp"
-#include "gpmx/exec/gpu_session.hpp"
 #include "kv_table.hpp"
 #include "progress_bar.hpp"
 
@@ -41,9 +40,7 @@ void add_common_options(CLI::App* sub, workload_args& a, bool crash) {
   sub->add_option("--durability", a.durability, durability_help)
       ->capture_default_str();
   sub->add_option("--workers", a.workers, "executor worker threads (default: GPMX_WORKERS, else every core)");
-  sub->add_option("--backend", a.backend, "where kernels run: cpu (the cpu executor) or cuda (GPU 0)")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
-      ->capture_default_str();
+  add_backend_option(sub, a.backend, "where kernels run: cpu (the cpu executor) or cuda (GPU 0)");
   if (crash) {
     sub->add_option("--crash-after", a.crash_after,
                     "SIGKILL the work right after its Nth crash point (PM store or commit step)");
@@ -66,11 +63,8 @@ void run_work(const workload_args& a, const char* verb, kv_result& r, Work&& wor
   // Opened where the work runs: CUDA does not survive a fork.
   std::string device = "cpu executor";
   auto body = [&] {
-    std::unique_ptr<gpu_session> gpu;
-    if (a.backend == "cuda") {
-      gpu = gpu_session::open();
-      device = gpu->description();
-    }
+    const auto gpu = open_backend(a.backend);
+    if (gpu) device = gpu->description();
     cpu::executor ex({.workers = a.workers});
     progress_bar bar(fmt::format("{} {}", verb, a.workload), !a.quiet && !a.json);
     work(apps::env{launch_target(ex, gpu.get()), dir, mode, [&bar](double f) { bar.update(f); }});
