@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <random>
+#include <set>
 #include <sys/mman.h>
 #include <stdexcept>
 
@@ -121,30 +122,43 @@ std::vector<result> run_restoration_latency(const workload_bench_options& o) {
     ~unmap() { ::munmap(p, sizeof(figures)); }
   } unmap_page{page};
 
+  if (o.restoration_on_gpu) {
+    // Asking the driver here would make every later child unable to use
+    // CUDA, so a child finds out whether a GPU can be had.
+    const apps::child_outcome probe = apps::run_in_child(0, [] { gpu_session::open(); });
+    if (probe.failed) throw gpu_unavailable(probe.error);
+  }
   std::vector<result> rows;
   for (apps::workload* w : chosen(o)) {
     const apps::params p = sizes(o, *w);
     scratch_dir d(o.dir, fmt::format("bench-{}", w->name()));
     const apps::style s = apps::style::epoch;
-    say(o, fmt::format("{}: whole run, then 8 crashes in its last batch, each recovered", w->name()));
+    say(o, fmt::format("{}: whole run, then up to 8 crashes in its last batch, each recovered", w->name()));
+    // A child that uses a GPU opens its own session: CUDA does not survive a fork.
+    auto session = [&] { return o.restoration_on_gpu ? gpu_session::open() : nullptr; };
     auto run = [&] {
+      const auto gpu = session();
       cpu::executor ex({.workers = o.workers});
-      const apps::run_report r = w->run({ex, d.path(), o.mode}, p, s);
+      const apps::run_report r = w->run({launch_target(ex, gpu.get()), d.path(), o.mode}, p, s);
       shared->run_seconds = r.seconds;
       shared->batches = r.batches;
     };
     auto recover = [&] {
+      const auto gpu = session();
       cpu::executor ex({.workers = o.workers});
-      shared->recover_seconds = w->recover({ex, d.path(), o.mode}).seconds;
+      shared->recover_seconds = w->recover({launch_target(ex, gpu.get()), d.path(), o.mode}).seconds;
     };
     const apps::child_outcome whole = apps::run_in_child(0, run);
     if (whole.failed) throw std::runtime_error(fmt::format("{}: {}", w->name(), whole.error));
     const double batch_seconds = shared->run_seconds / double(std::max<std::uint64_t>(shared->batches, 1));
     const std::uint64_t per_batch = whole.points / std::max<std::uint64_t>(shared->batches, 1);
+    // Distinct points counted back from the end: a batch with few crash
+    // points (a GPU run's host points) gives fewer than 8.
+    std::set<std::uint64_t> backs;
+    for (std::uint64_t i = 0; i < 8; ++i)
+      if (const std::uint64_t back = 1 + i * per_batch / 8; back < whole.points) backs.insert(back);
     std::vector<double> recover_ns;
-    for (std::uint64_t i = 0; i < 8; ++i) {
-      const std::uint64_t back = 1 + i * per_batch / 8;
-      if (back >= whole.points) break;
+    for (const std::uint64_t back : backs) {
       const apps::child_outcome crash = apps::run_in_child(whole.points - back, run);
       if (crash.failed) throw std::runtime_error(fmt::format("{}: {}", w->name(), crash.error));
       const apps::child_outcome rec = apps::run_in_child(0, recover);
@@ -153,7 +167,9 @@ std::vector<result> run_restoration_latency(const workload_bench_options& o) {
     }
     if (recover_ns.empty()) continue;
     result r = make_result(fmt::format("{}_restore", w->name()), recover_ns,
-                           "recovery after a SIGKILL in the last batch (8 crash points spread over it)");
+                           fmt::format("recovery after a SIGKILL in the last batch ({} crash points spread over it{})",
+                                       recover_ns.size(), o.restoration_on_gpu ? ", the host's" : ""));
+    r.metrics["crash_points_in_batch"] = double(per_batch);
     const double worst = *std::max_element(recover_ns.begin(), recover_ns.end());
     r.metrics["worst_recovery_ms"] = worst / 1e6;
     r.metrics["batch_ms"] = batch_seconds * 1e3;

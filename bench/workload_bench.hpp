@@ -22,6 +22,7 @@ struct workload_bench_options {
   bool small = false;                  // the workloads' test sizes instead of their defaults
   std::function<void(const std::string&)> progress;
   const gpu_session* gpu = nullptr;    // kernels on this GPU (throughput, amplification)
+  bool restoration_on_gpu = false;     // restoration: each child opens its own GPU session
 };
 
 // Rows "<w>_epoch" and "<w>_sbrp": median run time of the workload's default
@@ -33,9 +34,11 @@ std::vector<result> run_workload_throughput(const workload_bench_options& o);
 // persisted, amplification = CAP-mm bytes / gpmx bytes, and time of both.
 std::vector<result> run_write_amplification(const workload_bench_options& o);
 
-// Rows "<w>_restore": the longest recovery over 8 crash points spread over
-// the last batch (each run SIGKILLed there in a child), as a share of one
-// batch's run time. Call before this process starts any thread: it forks.
+// Rows "<w>_restore": the longest recovery over up to 8 crash points spread
+// over the last batch (each run SIGKILLed there in a child), as a share of
+// one batch's run time. Call before this process starts any thread or
+// touches a GPU: it forks. On a GPU the crash points are the host's (between
+// kernels, in host persists): a kernel's stores have none the host sees.
 std::vector<result> run_restoration_latency(const workload_bench_options& o);
 
 }  // namespace gpmx::bench

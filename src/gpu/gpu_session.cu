@@ -41,6 +41,7 @@ managed_memory& managed() {
 
 std::atomic<bool> session_open{false};
 std::atomic<const gpu_session*> open_session{nullptr};
+std::atomic<std::uint64_t> closed_sessions_pm_bytes{0};  // what sessions closed so far counted
 
 class cuda_session final : public gpu_session, public persist_domain_listener {
  public:
@@ -61,12 +62,16 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
                                         prop_.name));
     if (!managed_ok) throw gpu_unavailable(fmt::format("{} has no managed memory, which kernel buffers need", prop_.name));
     cudaDriverGetVersion(&driver_);
+    check(cudaMalloc(&pm_bytes_, sizeof *pm_bytes_), "cudaMalloc", "the kernels' PM store counter");
+    check(cudaMemset(pm_bytes_, 0, sizeof *pm_bytes_), "cudaMemset", "the kernels' PM store counter");
     add_persist_domain_listener(this);  // registers the pools mapped already
     previous_memory_ = set_kernel_memory(&managed());
     open_session = this;
   }
   ~cuda_session() override {
     open_session = nullptr;
+    closed_sessions_pm_bytes += pm_bytes_stored();
+    cudaFree(pm_bytes_);
     set_kernel_memory(previous_memory_);
     remove_persist_domain_listener(this);
     std::lock_guard lock(mutex_);
@@ -94,6 +99,15 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
       return attr.type != cudaMemoryTypeUnregistered;
     };
     return bytes == 0 || (known(p) && known(static_cast<const std::byte*>(p) + bytes - 1));
+  }
+
+  unsigned long long* pm_store_counter() const override { return pm_bytes_; }
+  // Waits for the kernels in flight (a copy from device memory does); 0 when
+  // the context failed (the failure itself was reported by finish_kernel).
+  std::uint64_t pm_bytes_stored() const {
+    unsigned long long v = 0;
+    if (cudaMemcpy(&v, pm_bytes_, sizeof v, cudaMemcpyDeviceToHost) != cudaSuccess) return 0;
+    return v;
   }
 
   void added(const persist_domain*, const void* base, std::size_t bytes) override {
@@ -124,6 +138,7 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
  private:
   cudaDeviceProp prop_{};
   int driver_ = 0;
+  unsigned long long* pm_bytes_ = nullptr;
   std::pmr::memory_resource* previous_memory_ = nullptr;
   std::mutex mutex_;
   std::map<const void*, std::size_t> registered_;
@@ -133,6 +148,12 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
 
 bool gpu_session::built_with_cuda() noexcept { return true; }
 const gpu_session* gpu_session::current() noexcept { return open_session.load(); }
+
+std::uint64_t gpu_session::kernel_pm_store_bytes() {
+  std::uint64_t sum = closed_sessions_pm_bytes.load();
+  if (const auto* s = dynamic_cast<const cuda_session*>(current())) sum += s->pm_bytes_stored();
+  return sum;
+}
 
 std::unique_ptr<gpu_session> gpu_session::open(int device) {
   if (session_open.exchange(true)) throw gpu_unavailable("a GPU session is open already in this process");

@@ -1,6 +1,8 @@
 // The per-thread kernel store counters and their sum.
 #include "gpmx/pm/pm_write_stats.hpp"
 
+#include "gpmx/exec/gpu_session.hpp"
+
 #include <algorithm>
 #include <mutex>
 #include <vector>
@@ -47,7 +49,7 @@ std::uint64_t kernel_stores() {
   std::lock_guard lock(c.mutex);
   std::uint64_t sum = c.retired;
   for (const detail::thread_counter* t : c.live) sum += t->bytes.load(std::memory_order_relaxed);
-  return sum;
+  return sum + gpu_session::kernel_pm_store_bytes();
 }
 
 }  // namespace gpmx::pm_write_stats

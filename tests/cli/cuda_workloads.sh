@@ -57,4 +57,14 @@ for w in gpkvs hashmap multiqueue gpdb; do
     rm -rf "$d"
   done
 done
+
+# The benches on the GPU: restoration (children crashed at the host's crash
+# points, each with its own session), and PM bytes counted from the kernels.
+expect 0 "$gpmx" bench workloads --backend cuda --small --repeat 1 --only gpkvs --only gpdb --json --dir "$data"
+for row in gpkvs_restore gpdb_restore gpkvs_epoch gpdb_cap_mm; do
+  grep -q "\"$row\"" out.txt || { echo "FAIL: bench on the GPU has no $row row"; cat out.txt; failures=$((failures + 1)); }
+done
+if grep -q '"bytes_written": 0[,.]\|"gpmx_bytes": 0[,.]' out.txt; then
+  echo "FAIL: the GPU's PM stores were not counted"; cat out.txt; failures=$((failures + 1))
+fi
 exit $((failures > 0))

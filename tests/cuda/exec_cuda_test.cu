@@ -196,6 +196,8 @@ TEST_F(Cuda, KernelsStoreIntoARegisteredPool) {
 // checkpoint whose copy runs on the GPU.
 #include "gpmx/exec/gpu_session.hpp"
 #include "gpmx/exec/kernel_memory.hpp"
+#include "gpmx/exec/launch_target.hpp"
+#include "gpmx/pm/pm_write_stats.hpp"
 #include "gpmx/pm/gpm.hpp"
 #include "gpmx/pm/gpm_checkpoint.hpp"
 
@@ -263,6 +265,49 @@ TEST_F(Cuda, GpmNamesLogUpdateAndUndoOnTheGpu) {
   for (std::size_t i = 0; i < state.size(); ++i) ASSERT_EQ(state[i], i * 7) << i;
   gpmcp_close(cp);
   std::filesystem::remove(cp_path);
+}
+
+// Thread i stores i % 3 + 1 words, so lanes of a warp diverge; blocks of
+// 100 threads end in a partial warp.
+struct store_some_words {
+  template <class Ctx>
+  GPMX_HD void operator()(Ctx& t, pm::pm_span<std::uint64_t> words) const {
+    auto v = words.bind(t);
+    const std::uint64_t i = t.global_id();
+    for (std::uint64_t k = 0; k <= i % 3; ++k) v[i * 3 + k] = i + k;
+  }
+};
+
+// pm_write_stats counts what GPU kernels store through PM views, the same
+// bytes as the cpu executor's run of the same kernel.
+TEST_F(Cuda, KernelPmStoresAreCountedAsOnTheCpu) {
+  auto session = gpu_session::open();
+  const std::string path = "/dev/shm/gpmx-cuda-count.pm";
+  const std::size_t threads = 4 * 100, n = threads * 3;
+  auto* words = static_cast<std::uint64_t*>(gpm::gpm_map(path.c_str(), n * 8, true));
+  std::uint64_t expected = 0;
+  for (std::size_t i = 0; i < threads; ++i) expected += (i % 3 + 1) * 8;
+  const launch_config cfg{dim3(4), dim3(100), 0, "store_some_words"};
+  cpu::executor ex({.workers = 1});
+
+  std::uint64_t before = pm_write_stats::kernel_stores();
+  launch_target(ex, session.get()).launch(cfg, store_some_words{}, gpm::gpm_view(words, n));
+  EXPECT_EQ(pm_write_stats::kernel_stores() - before, expected);
+  for (std::size_t i = 0; i < threads; ++i) ASSERT_EQ(words[i * 3 + i % 3], i + i % 3) << i;
+
+  before = pm_write_stats::kernel_stores();
+  launch_target(ex).launch(cfg, store_some_words{}, gpm::gpm_view(words, n));
+  EXPECT_EQ(pm_write_stats::kernel_stores() - before, expected);
+
+  before = pm_write_stats::kernel_stores();
+  cuda::launch(cfg, store_some_words{}, gpm::gpm_view(words, n));  // not through a target: not counted
+  session->finish_kernel("store_some_words");
+  EXPECT_EQ(pm_write_stats::kernel_stores() - before, 0u);
+
+  session.reset();  // a closed session's count stays in the total
+  EXPECT_GE(pm_write_stats::kernel_stores(), 2 * expected);
+  gpm::gpm_unmap(path.c_str(), words, n * 8);
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -41,16 +41,15 @@ void register_workloads(CLI::App& bench) {
     a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
     const bool all = !a->throughput && !a->amplification && !a->restoration;
     const bool gpu = a->backend == "cuda";
-    if (gpu && a->restoration)
-      throw config_error("bench workloads --restoration forks crashed children, which CUDA does not survive: "
-                         "use --backend cpu, or `gpmx run W --backend cuda --kill-after-ms T` and `gpmx recover`");
+    if (gpu && a->dir.empty()) a->o.dir = "/dev/shm";  // a GPU maps tmpfs pages only (gpu_session.hpp)
     std::vector<bench::result> rows;
     auto add = [&](std::vector<bench::result> more) { rows.insert(rows.end(), more.begin(), more.end()); };
-    // Restoration forks, so it runs before this process starts any thread.
-    if (!gpu && (all || a->restoration)) add(bench::run_restoration_latency(a->o));
+    // Restoration forks, so it runs before this process starts any thread
+    // or opens a GPU session (each child opens its own).
+    a->o.restoration_on_gpu = gpu;
+    if (all || a->restoration) add(bench::run_restoration_latency(a->o));
     const auto session = open_backend(a->backend, "bench");
     a->o.gpu = session.get();
-    if (session && a->dir.empty()) a->o.dir = "/dev/shm";  // a GPU maps tmpfs pages only (gpu_session.hpp)
     if (all || a->throughput) add(bench::run_workload_throughput(a->o));
     if (all || a->amplification) add(bench::run_write_amplification(a->o));
     print_results(rows, a->json, a->out);

@@ -12,6 +12,7 @@
 // Plain C++: only the implementation needs CUDA. Built without CUDA, open()
 // throws gpu_unavailable.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -46,6 +47,12 @@ class gpu_session {
   // Whether kernels on the GPU can use [p, p + bytes): device, managed or
   // registered memory (a pool), not plain host memory such as the stack.
   virtual bool reaches(const void* p, std::size_t bytes) const = 0;
+  // Device memory where kernels launched through a launch_target add the
+  // bytes they store to PM (pm_write_stats counts host threads only).
+  virtual unsigned long long* pm_store_counter() const = 0;
+  // PM bytes stored by GPU kernels in this process, all sessions together;
+  // waits for the kernels in flight.
+  static std::uint64_t kernel_pm_store_bytes();
 
  protected:
   gpu_session() = default;

@@ -61,7 +61,7 @@ class launch_target {
       return;
     }
 #if defined(__CUDACC__)
-    cuda::launch(cfg, kernel, args...);
+    cuda::launch_counting(cfg, gpu_->pm_store_counter(), kernel, args...);
     gpu_->finish_kernel(cfg.name);
 #else
     throw cuda_error("kernel '" + cfg.name + "' was asked to run on the GPU from code compiled without nvcc");

@@ -27,7 +27,8 @@ inline void add_kernel_store(std::uint64_t bytes) {
   c.store(c.load(std::memory_order_relaxed) + bytes, std::memory_order_relaxed);
 }
 inline void add_host_persist(std::uint64_t bytes) { detail::host_bytes.fetch_add(bytes, std::memory_order_relaxed); }
-// Exact once the launches that stored have returned.
+// Exact once the launches that stored have returned; includes what GPU
+// kernels stored (gpu_session::kernel_pm_store_bytes).
 std::uint64_t kernel_stores();
 inline std::uint64_t host_persists() { return detail::host_bytes.load(std::memory_order_relaxed); }
 // Everything written so far: take the difference around a run.

@@ -15,10 +15,12 @@
 namespace gpmx::cuda {
 
 namespace detail {
+// pm_bytes: where threads add the PM bytes they stored (null: not counted).
 template <class Kernel, class... Args>
-__global__ void entry(Kernel kernel, Args... args) {
+__global__ void entry(unsigned long long* pm_bytes, Kernel kernel, Args... args) {
   thread_ctx t;
   kernel(t, args...);
+  if (pm_bytes != nullptr) t.report_pm_bytes(pm_bytes);
 }
 
 inline void check(cudaError_t e, const char* call, const std::string& what) {
@@ -34,10 +36,12 @@ inline bool device_available() {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
-// Launches kernel(t, args...) on the GPU; validates cfg as the cpu executor
-// does and throws cuda_error if the launch fails. Asynchronous, as in CUDA.
+// Launches kernel(t, args...) on the GPU and adds the bytes its threads
+// store to PM to *pm_bytes (device memory; null: not counted). Validates
+// cfg as the cpu executor does and throws cuda_error if the launch fails.
+// Asynchronous, as in CUDA.
 template <class Kernel, class... Args>
-void launch(const launch_config& cfg, Kernel kernel, Args... args) {
+void launch_counting(const launch_config& cfg, unsigned long long* pm_bytes, Kernel kernel, Args... args) {
   validate(cfg);
   auto* fn = &detail::entry<Kernel, Args...>;
   if (cfg.dynamic_shared_bytes > 48 * 1024)
@@ -45,8 +49,14 @@ void launch(const launch_config& cfg, Kernel kernel, Args... args) {
                                        int(cfg.dynamic_shared_bytes)),
                   "cudaFuncSetAttribute", "kernel '" + cfg.name + "'");
   ::dim3 g(cfg.grid.x, cfg.grid.y, cfg.grid.z), b(cfg.block.x, cfg.block.y, cfg.block.z);
-  fn<<<g, b, cfg.dynamic_shared_bytes>>>(kernel, args...);
+  fn<<<g, b, cfg.dynamic_shared_bytes>>>(pm_bytes, kernel, args...);
   detail::check(cudaGetLastError(), "kernel launch", "kernel '" + cfg.name + "'");
+}
+
+// launch_counting without counting.
+template <class Kernel, class... Args>
+void launch(const launch_config& cfg, Kernel kernel, Args... args) {
+  launch_counting(cfg, nullptr, kernel, args...);
 }
 
 // cuda::launch as an object, for code written against gpmx::launcher.

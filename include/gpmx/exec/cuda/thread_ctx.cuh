@@ -221,7 +221,26 @@ class thread_ctx {
 
   // --- persistent memory (PM-far, as in GPM: PM is host memory the GPU
   // reaches over PCIe, so a system-scope fence is what makes stores durable) ---
-  __device__ void record_pm_write(const persist_domain*, const void*, std::size_t, source_loc = source_loc::current()) {}
+  // Counts the bytes (pm_write_stats' kernel stores); the store itself needs
+  // no tracking, the fences below make it durable.
+  __device__ void record_pm_write(const persist_domain*, const void*, std::size_t bytes,
+                                  source_loc = source_loc::current()) {
+    pm_bytes_ += bytes;
+  }
+  // Adds the PM bytes this thread stored to *total: one atomic per group of
+  // lanes that get here together, not one per thread on one hot word. The
+  // two 32-bit sums are exact while a warp stores less than 2^48 bytes.
+  __device__ void report_pm_bytes(unsigned long long* total) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned mask = __activemask();
+    const unsigned low = __reduce_add_sync(mask, unsigned(pm_bytes_ & 0xffffu));
+    const unsigned high = __reduce_add_sync(mask, unsigned(pm_bytes_ >> 16));
+    const unsigned long long sum = (static_cast<unsigned long long>(high) << 16) + low;
+    if (lane_id() == unsigned(__ffs(int(mask)) - 1) && sum != 0) atomicAdd(total, sum);
+#else
+    if (pm_bytes_ != 0) atomicAdd(total, static_cast<unsigned long long>(pm_bytes_));
+#endif
+  }
   __device__ void record_pm_read(const persist_domain*, const void*, std::size_t, source_loc = source_loc::current()) {}
   // Device- and shared-memory views: plain accesses, nothing to record.
   __device__ void record_store(mem_space, const void*, std::size_t, source_loc = source_loc::current()) {}
@@ -264,6 +283,8 @@ class thread_ctx {
       return old;
     });
   }
+
+  std::uint64_t pm_bytes_ = 0;  // PM bytes this thread stored (record_pm_write)
 };
 
 }  // namespace gpmx::cuda
