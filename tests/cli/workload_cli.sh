@@ -51,12 +51,12 @@ fi
 expect 2 "$gpmx" run gpkvs --backend tpu
 # Restoration on the GPU forks children that each open a session: without a
 # GPU the probe child's reason comes back as exit 3.
-"$gpmx" bench workloads --backend cuda --restoration --only reduction --small --repeat 1 --json >out.txt 2>&1
+"$gpmx" bench workloads --backend cuda --restoration --only gpkvs --small --repeat 1 --json >out.txt 2>&1
 status=$?
 if [ $status -eq 3 ]; then
   grep -Eq "CUDA|GPU" out.txt || { echo "FAIL: bench --backend cuda refused without naming why"; cat out.txt; failures=$((failures + 1)); }
 elif [ $status -eq 0 ]; then
-  grep -q '"reduction_restore"' out.txt || { echo "FAIL: no restoration row on the GPU"; cat out.txt; failures=$((failures + 1)); }
+  grep -q '"gpkvs_restore"' out.txt || { echo "FAIL: no restoration row on the GPU"; cat out.txt; failures=$((failures + 1)); }
 else
   echo "FAIL: bench workloads --backend cuda --restoration exited $status"; cat out.txt; failures=$((failures + 1))
 fi
