@@ -197,6 +197,7 @@ TEST_F(Cuda, KernelsStoreIntoARegisteredPool) {
 #include "gpmx/exec/gpu_session.hpp"
 #include "gpmx/exec/kernel_memory.hpp"
 #include "gpmx/exec/launch_target.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/pm/pm_write_stats.hpp"
 #include "gpmx/pm/gpm.hpp"
 #include "gpmx/pm/gpm_checkpoint.hpp"
@@ -306,6 +307,25 @@ TEST_F(Cuda, KernelPmStoresAreCountedAsOnTheCpu) {
 
   session.reset();  // a closed session's count stays in the total
   EXPECT_GE(pm_write_stats::kernel_stores(), 2 * expected);
+  gpm::gpm_unmap(path.c_str(), words, n * 8);
+  std::filesystem::remove(path);
+}
+
+// The end of a GPU kernel (its stores durable) is a crash point the host
+// counts, so --crash-after and the restoration bench reach inside batches.
+TEST_F(Cuda, EachKernelEndIsACrashPoint) {
+  auto session = gpu_session::open();
+  const std::string path = "/dev/shm/gpmx-cuda-points.pm";
+  const std::size_t n = 300 * 3;
+  auto* words = static_cast<std::uint64_t*>(gpm::gpm_map(path.c_str(), n * 8, true));
+  cpu::executor ex({.workers = 1});
+  crash_trigger::arm(0, nullptr);
+  for (int k = 0; k < 3; ++k)
+    launch_target(ex, session.get())
+        .launch({dim3(3), dim3(100), 0, "store_some_words"}, store_some_words{}, gpm::gpm_view(words, n));
+  const std::uint64_t points = crash_trigger::count();
+  crash_trigger::disarm();
+  EXPECT_EQ(points, 3u);
   gpm::gpm_unmap(path.c_str(), words, n * 8);
   std::filesystem::remove(path);
 }
