@@ -152,24 +152,49 @@ std::vector<result> run_restoration_latency(const workload_bench_options& o) {
     if (whole.failed) throw std::runtime_error(fmt::format("{}: {}", w->name(), whole.error));
     const double batch_seconds = shared->run_seconds / double(std::max<std::uint64_t>(shared->batches, 1));
     const std::uint64_t per_batch = whole.points / std::max<std::uint64_t>(shared->batches, 1);
-    // Distinct points counted back from the end: a batch with few crash
-    // points (a GPU run's host points) gives fewer than 8.
-    std::set<std::uint64_t> backs;
-    for (std::uint64_t i = 0; i < 8; ++i)
-      if (const std::uint64_t back = 1 + i * per_batch / 8; back < whole.points) backs.insert(back);
+    // Where the kills land. On the cpu executor: up to 8 distinct crash
+    // points counted back from the end, spread over the last batch. On a
+    // GPU, whose kernels make no point the host sees: 8 kills at delays
+    // spread over one batch's time after the last batch's first point (a
+    // kernel's launch or a host step), so they land inside kernels too.
+    struct kill_plan {
+      std::uint64_t point, delay_us;
+    };
+    std::vector<kill_plan> plans;
+    if (o.restoration_on_gpu) {
+      if (per_batch > 0 && per_batch <= whole.points)
+        for (std::uint64_t i = 0; i < 8; ++i)
+          plans.push_back({whole.points - per_batch + 1,
+                           std::max<std::uint64_t>(1, std::uint64_t((double(i) + 0.5) / 8 * batch_seconds * 1e6))});
+    } else {
+      std::set<std::uint64_t> backs;
+      for (std::uint64_t i = 0; i < 8; ++i)
+        if (const std::uint64_t back = 1 + i * per_batch / 8; back < whole.points) backs.insert(back);
+      for (const std::uint64_t back : backs) plans.push_back({whole.points - back, 0});
+    }
     std::vector<double> recover_ns;
-    for (const std::uint64_t back : backs) {
-      const apps::child_outcome crash = apps::run_in_child(whole.points - back, run);
+    unsigned ended_first = 0;
+    for (const kill_plan& k : plans) {
+      const apps::child_outcome crash = apps::run_in_child(k.point, run, 0, k.delay_us);
       if (crash.failed) throw std::runtime_error(fmt::format("{}: {}", w->name(), crash.error));
+      if (!crash.killed) {
+        ++ended_first;  // the run ended before its delayed kill: nothing to recover
+        continue;
+      }
       const apps::child_outcome rec = apps::run_in_child(0, recover);
       if (rec.failed) throw std::runtime_error(fmt::format("{}: recovery: {}", w->name(), rec.error));
       recover_ns.push_back(shared->recover_seconds * 1e9);
     }
     if (recover_ns.empty()) continue;
-    result r = make_result(fmt::format("{}_restore", w->name()), recover_ns,
-                           fmt::format("recovery after a SIGKILL in the last batch ({} crash points spread over it{})",
-                                       recover_ns.size(), o.restoration_on_gpu ? ", the host's" : ""));
+    result r = make_result(
+        fmt::format("{}_restore", w->name()), recover_ns,
+        o.restoration_on_gpu
+            ? fmt::format("recovery after a SIGKILL in the last batch ({} kills at delays spread over a batch's time)",
+                          recover_ns.size())
+            : fmt::format("recovery after a SIGKILL in the last batch ({} crash points spread over it)",
+                          recover_ns.size()));
     r.metrics["crash_points_in_batch"] = double(per_batch);
+    if (o.restoration_on_gpu) r.metrics["kills_after_the_end"] = ended_first;
     const double worst = *std::max_element(recover_ns.begin(), recover_ns.end());
     r.metrics["worst_recovery_ms"] = worst / 1e6;
     r.metrics["batch_ms"] = batch_seconds * 1e3;

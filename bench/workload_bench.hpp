@@ -37,8 +37,9 @@ std::vector<result> run_write_amplification(const workload_bench_options& o);
 // Rows "<w>_restore": the longest recovery over up to 8 crash points spread
 // over the last batch (each run SIGKILLed there in a child), as a share of
 // one batch's run time. Call before this process starts any thread or
-// touches a GPU: it forks. On a GPU the crash points are the host's (between
-// kernels, in host persists): a kernel's stores have none the host sees.
+// touches a GPU: it forks. On a GPU, whose kernels make no crash point the
+// host sees, the 8 kills come at delays spread over a batch's time after
+// the last batch's first crash point, so they land inside kernels.
 std::vector<result> run_restoration_latency(const workload_bench_options& o);
 
 }  // namespace gpmx::bench

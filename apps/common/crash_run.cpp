@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -48,9 +49,15 @@ void wait_for_kill(std::uint64_t point) {
   for (;;) ::pause();
 }
 
-[[noreturn]] void child_main(int fd, std::uint64_t crash_after, const std::function<void()>& work) {
+// The same, for a kill that comes later: tell the watchdog once, go on.
+void tell_and_go_on(std::uint64_t point) {
+  static std::atomic<bool> told{false};
+  if (!told.exchange(true)) send_count(tag_killed, point);
+}
+
+[[noreturn]] void child_main(int fd, std::uint64_t crash_after, bool go_on, const std::function<void()>& work) {
   report_fd = fd;
-  crash_trigger::arm(crash_after, &wait_for_kill);
+  crash_trigger::arm(crash_after, go_on ? &tell_and_go_on : &wait_for_kill);
   try {
     work();
   } catch (const config_error& e) {
@@ -75,10 +82,12 @@ void wait_for_kill(std::uint64_t point) {
 bool readable_before(const child_process& child, std::optional<std::chrono::steady_clock::time_point> deadline) {
   if (!deadline) return true;
   for (;;) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
+    // ppoll: a delayed kill may be a fraction of a millisecond away.
+    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(*deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
+    const timespec wait{time_t(left.count() / 1000000000), long(left.count() % 1000000000)};
     pollfd p{child.report_fd(), POLLIN, 0};
-    const int n = ::poll(&p, 1, int(std::min<long long>(left.count(), 1 << 30)));
+    const int n = ::ppoll(&p, 1, &wait, nullptr);
     if (n > 0) return true;
     if (n == 0) return false;
     if (errno != EINTR) return true;  // let the read report the failure
@@ -88,12 +97,13 @@ bool readable_before(const child_process& child, std::optional<std::chrono::stea
 }  // namespace
 
 child_outcome run_in_child(std::uint64_t crash_after, const std::function<void()>& work,
-                           std::uint64_t kill_after_ms) {
+                           std::uint64_t kill_after_ms, std::uint64_t kill_delay_us) {
+  const bool delayed = kill_delay_us > 0 && crash_after > 0;
   const auto start = std::chrono::steady_clock::now();
   std::optional<std::chrono::steady_clock::time_point> deadline;
   if (kill_after_ms > 0) deadline = start + std::chrono::milliseconds(kill_after_ms);
   child_process child =
-      child_process::start("run the work", [&](int fd) -> int { child_main(fd, crash_after, work); });
+      child_process::start("run the work", [&](int fd) -> int { child_main(fd, crash_after, delayed, work); });
   child_outcome out;
   std::string msg;
   char buf[4096];
@@ -107,7 +117,18 @@ child_outcome run_in_child(std::uint64_t crash_after, const std::function<void()
     if (r <= 0) break;
     msg.append(buf, std::size_t(r));
     if (msg[0] == tag_killed && msg.size() >= 9) {
-      child.kill();  // the crash: no clean-up runs in the child
+      // The crash: no clean-up runs in the child. A delayed kill waits
+      // while the child goes on; if it ends first (its pipe closes), the
+      // signal finds a zombie and changes nothing.
+      if (delayed) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kill_delay_us);
+        while (readable_before(child, until)) {
+          const long more = child.read_some(buf, sizeof buf);
+          if (more <= 0) break;
+          msg.append(buf, std::size_t(more));
+        }
+      }
+      child.kill();
       break;
     }
   }
@@ -115,7 +136,14 @@ child_outcome run_in_child(std::uint64_t crash_after, const std::function<void()
   out.seconds = seconds_since(start);
   if (!msg.empty() && (msg[0] == tag_killed || msg[0] == tag_done) && msg.size() >= 9)
     std::memcpy(&out.points, msg.data() + 1, 8);
-  if (out.killed || (!msg.empty() && msg[0] == tag_killed)) {
+  const bool told = !msg.empty() && msg[0] == tag_killed;
+  if (delayed && told && end.signal == 0) {
+    // It exited by itself before the kill came: ran to the end, or failed.
+    if (!end.exited_with(0)) {
+      out.failed = true;
+      out.error = fmt::format("the child exited with status {} after its crash point", end.status);
+    }
+  } else if (out.killed || told) {
     out.killed = true;
   } else if (!msg.empty() && (msg[0] == tag_error || msg[0] == tag_config)) {
     out.failed = true;

@@ -24,8 +24,11 @@ struct child_outcome {
 
 // crash_after 0: run to the end (counting crash points). kill_after_ms > 0:
 // SIGKILL the child that many milliseconds after it started, unless it
-// ended or reached its crash point first.
+// ended or reached its crash point first. kill_delay_us > 0 (with
+// crash_after): the child goes on past its crash point and is SIGKILLed
+// that many microseconds later, wherever it is (a GPU kernel in flight);
+// if it ends first, the outcome is neither killed nor failed.
 child_outcome run_in_child(std::uint64_t crash_after, const std::function<void()>& work,
-                           std::uint64_t kill_after_ms = 0);
+                           std::uint64_t kill_after_ms = 0, std::uint64_t kill_delay_us = 0);
 
 }  // namespace gpmx::apps

@@ -42,7 +42,7 @@ managed_memory& managed() {
 std::atomic<bool> session_open{false};
 std::atomic<const gpu_session*> open_session{nullptr};
 std::atomic<std::uint64_t> closed_sessions_pm_bytes{0};  // what sessions closed so far counted
-std::atomic<void (*)()> kernel_end_hook{nullptr};
+std::atomic<void (*)()> kernel_boundary_hook{nullptr};
 
 class cuda_session final : public gpu_session, public persist_domain_listener {
  public:
@@ -88,7 +88,7 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
   void finish_kernel(const std::string& kernel) const override {
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", fmt::format("kernel '{}'", kernel));
     persist_all_domains();
-    if (void (*hook)() = kernel_end_hook.load()) hook();
+    at_kernel_boundary();
   }
 
   bool reaches(const void* p, std::size_t bytes) const override {
@@ -151,7 +151,10 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
 bool gpu_session::built_with_cuda() noexcept { return true; }
 const gpu_session* gpu_session::current() noexcept { return open_session.load(); }
 
-void gpu_session::set_kernel_end_hook(void (*hook)()) noexcept { kernel_end_hook = hook; }
+void gpu_session::set_kernel_boundary_hook(void (*hook)()) noexcept { kernel_boundary_hook = hook; }
+void gpu_session::at_kernel_boundary() {
+  if (void (*hook)() = kernel_boundary_hook.load()) hook();
+}
 
 std::uint64_t gpu_session::kernel_pm_store_bytes() {
   std::uint64_t sum = closed_sessions_pm_bytes.load();

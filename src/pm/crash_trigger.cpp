@@ -21,14 +21,14 @@ void arm(std::uint64_t limit, limit_handler at_limit) {
   limit_at.store(limit, std::memory_order_relaxed);
   handler.store(at_limit, std::memory_order_release);
   detail::armed.store(true, std::memory_order_seq_cst);
-  // A GPU kernel's stores make no point the host sees; the end of each
-  // kernel, once its stores are durable, is one.
-  gpu_session::set_kernel_end_hook(&point);
+  // A GPU kernel's stores make no point the host sees; its launch, and its
+  // end once its stores are durable, are points.
+  gpu_session::set_kernel_boundary_hook(&point);
 }
 
 void disarm() {
   detail::armed.store(false, std::memory_order_seq_cst);
-  gpu_session::set_kernel_end_hook(nullptr);
+  gpu_session::set_kernel_boundary_hook(nullptr);
   limit_at.store(0, std::memory_order_relaxed);
   handler.store(nullptr, std::memory_order_release);
 }

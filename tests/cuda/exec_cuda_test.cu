@@ -311,9 +311,10 @@ TEST_F(Cuda, KernelPmStoresAreCountedAsOnTheCpu) {
   std::filesystem::remove(path);
 }
 
-// The end of a GPU kernel (its stores durable) is a crash point the host
-// counts, so --crash-after and the restoration bench reach inside batches.
-TEST_F(Cuda, EachKernelEndIsACrashPoint) {
+// A GPU kernel's launch and its end (its stores durable) are crash points
+// the host counts, so --crash-after and the restoration bench reach inside
+// batches.
+TEST_F(Cuda, EachKernelLaunchAndEndAreCrashPoints) {
   auto session = gpu_session::open();
   const std::string path = "/dev/shm/gpmx-cuda-points.pm";
   const std::size_t n = 300 * 3;
@@ -325,7 +326,7 @@ TEST_F(Cuda, EachKernelEndIsACrashPoint) {
         .launch({dim3(3), dim3(100), 0, "store_some_words"}, store_some_words{}, gpm::gpm_view(words, n));
   const std::uint64_t points = crash_trigger::count();
   crash_trigger::disarm();
-  EXPECT_EQ(points, 3u);
+  EXPECT_EQ(points, 6u);
   gpm::gpm_unmap(path.c_str(), words, n * 8);
   std::filesystem::remove(path);
 }

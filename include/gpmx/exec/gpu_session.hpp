@@ -53,9 +53,11 @@ class gpu_session {
   // PM bytes stored by GPU kernels in this process, all sessions together;
   // waits for the kernels in flight.
   static std::uint64_t kernel_pm_store_bytes();
-  // Called by finish_kernel once a kernel's stores are durable (null: none);
-  // crash_trigger makes it a crash point while armed.
-  static void set_kernel_end_hook(void (*hook)()) noexcept;
+  // Called before each launch through a launch_target and by finish_kernel
+  // once a kernel's stores are durable (null: none); crash_trigger makes
+  // these crash points while armed.
+  static void set_kernel_boundary_hook(void (*hook)()) noexcept;
+  static void at_kernel_boundary();
 
  protected:
   gpu_session() = default;

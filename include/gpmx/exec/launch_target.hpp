@@ -61,6 +61,7 @@ class launch_target {
       return;
     }
 #if defined(__CUDACC__)
+    gpu_session::at_kernel_boundary();
     cuda::launch_counting(cfg, gpu_->pm_store_counter(), kernel, args...);
     gpu_->finish_kernel(cfg.name);
 #else

@@ -2,7 +2,7 @@
 // Crash points, counted process-wide so that a run can be stopped at an exact
 // one (`gpmx run W --crash-after N`). A crash point is every PM store a
 // kernel makes on the cpu executor (each element a PM view stores, each word
-// a log writes), the end of each GPU kernel (its stores durable), and every
+// a log writes), each GPU kernel's launch and end (its stores durable), and every
 // host step a workload marks with point() (its commit steps). Counting costs one relaxed load per store until armed.
 #include <atomic>
 #include <cstdint>
