@@ -2,8 +2,9 @@
 // files under DATA/W (./gpmx-data by default) so the three commands run in
 // one directory work on the same data. --crash-after N runs the work in a
 // child that a watchdog (this process) SIGKILLs after its Nth crash point,
-// --kill-after-ms T one it SIGKILLs after T ms (a GPU kernel in flight has
-// no crash points). --backend cuda runs the kernels on the GPU.
+// --kill-after-ms T one it SIGKILLs after T ms (a GPU kernel's stores make
+// no crash points; its launch and end do). --backend cuda runs the kernels
+// on the GPU.
 #include <filesystem>
 #include <fmt/format.h>
 #include <memory>
@@ -43,7 +44,8 @@ void add_common_options(CLI::App* sub, workload_args& a, bool crash) {
   add_backend_option(sub, a.backend, "where kernels run: cpu (the cpu executor) or cuda (GPU 0)");
   if (crash) {
     sub->add_option("--crash-after", a.crash_after,
-                    "SIGKILL the work right after its Nth crash point (PM store or commit step)");
+                    "SIGKILL the work right after its Nth crash point (PM store, commit step; on a GPU a kernel's "
+                    "launch or end)");
     sub->add_option("--kill-after-ms", a.kill_after_ms,
                     "SIGKILL the work this many milliseconds after it started, wherever it is");
   }
