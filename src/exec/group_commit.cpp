@@ -114,22 +114,27 @@ std::uint64_t group_commit::flush(std::vector<line_run>& runs) {
   std::sort(runs.begin(), runs.end(), [](const line_run& a, const line_run& b) {
     return a.domain != b.domain ? std::less<>()(a.domain, b.domain) : a.first < b.first;
   });
+  thread_local std::vector<persist_domain::merged_range> ranges;
   std::uint64_t calls = 0;
   std::size_t i = 0;
   while (i < runs.size()) {
+    // Every range of one domain goes to it at once (persist_group).
     const persist_domain* d = runs[i].domain;
-    std::uintptr_t first = runs[i].first, last = runs[i].last;
-    std::size_t asked = (last - first + 1) * persist_line_bytes;
-    std::size_t j = i + 1;
-    while (j < runs.size() && runs[j].domain == d && runs[j].first / lines_per_page <= last / lines_per_page + 1) {
-      last = std::max(last, runs[j].last);
-      asked += (runs[j].last - runs[j].first + 1) * persist_line_bytes;
-      ++j;
+    ranges.clear();
+    while (i < runs.size() && runs[i].domain == d) {
+      std::uintptr_t first = runs[i].first, last = runs[i].last;
+      std::size_t asked = (last - first + 1) * persist_line_bytes;
+      std::size_t j = i + 1;
+      while (j < runs.size() && runs[j].domain == d && runs[j].first / lines_per_page <= last / lines_per_page + 1) {
+        last = std::max(last, runs[j].last);
+        asked += (runs[j].last - runs[j].first + 1) * persist_line_bytes;
+        ++j;
+      }
+      ranges.push_back({reinterpret_cast<const void*>(first * persist_line_bytes),
+                        (last - first + 1) * persist_line_bytes, asked});
+      i = j;
     }
-    d->persist_merged(reinterpret_cast<const void*>(first * persist_line_bytes), (last - first + 1) * persist_line_bytes,
-                      asked);
-    ++calls;
-    i = j;
+    calls += d->persist_group(ranges.data(), ranges.size());
   }
   return calls;
 }

@@ -1,16 +1,30 @@
 #include "mapping.hpp"
 
 #include <libpmem.h>
+#include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <fmt/format.h>
 
 #include "gpmx/exec/observer.hpp"
 
 namespace gpmx::pm {
+
+group_sync_method group_sync() {
+  static const group_sync_method m = [] {
+    const char* e = std::getenv("GPMX_GROUP_SYNC");
+    if (e == nullptr || *e == 0 || std::string_view(e) == "fdatasync") return group_sync_method::fdatasync;
+    if (std::string_view(e) == "msync") return group_sync_method::msync;
+    throw pm_error(errc::bad_argument, fmt::format("GPMX_GROUP_SYNC={}: not one of fdatasync, msync", e));
+  }();
+  return m;
+}
 
 mapping::mapping(const std::filesystem::path& path, const std::filesystem::path& shown, durability mode)
     : path_(shown), mode_(mode) {
@@ -25,10 +39,15 @@ mapping::mapping(const std::filesystem::path& path, const std::filesystem::path&
   struct statfs fs {};
   in_memory_fs_ = ::statfs(path.c_str(), &fs) == 0 &&
                   (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+  const bool syncs_pages = mode == durability::msync || (mode == durability::pmem && !is_pmem_);
+  const group_sync_method sync = group_sync();  // a bad GPMX_GROUP_SYNC is reported wherever the pool is
+  if (syncs_pages && !in_memory_fs_ && sync == group_sync_method::fdatasync)
+    sync_fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);  // -1: group flushes msync each range
   if (observer* o = host_observer()) o->pool_mapped(base_, size_, shown.string());
 }
 
 mapping::~mapping() {
+  if (sync_fd_ >= 0) ::close(sync_fd_);
   if (!base_) return;
   if (observer* o = host_observer()) o->pool_unmapped(base_);
   pmem_unmap(base_, size_);
@@ -45,6 +64,26 @@ void mapping::persist_merged(const void* p, std::uint64_t bytes, std::uint64_t a
   check_inside(p, bytes);
   persisted_.fetch_add(asked, std::memory_order_relaxed);
   flush(p, bytes);
+}
+
+std::size_t mapping::persist_group(const persist_domain::merged_range* ranges, std::size_t n) const {
+  if (sync_fd_ < 0) {
+    for (std::size_t i = 0; i < n; ++i) persist_merged(ranges[i].p, ranges[i].bytes, ranges[i].asked);
+    return n;
+  }
+  std::uint64_t asked = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    check_inside(ranges[i].p, ranges[i].bytes);
+    asked += ranges[i].asked;
+  }
+  // fdatasync writes back every dirty page of the file (the ranges and any
+  // page other threads dirtied: durable early, which PM allows too) and
+  // flushes the device once; an msync per range would flush it per range.
+  if (n > 0 && ::fdatasync(sync_fd_) != 0)
+    throw pm_error(errc::io, fmt::format("{}: fdatasync for {} ranges ({} bytes asked) failed: {}", path_.string(), n,
+                                         asked, std::strerror(errno)));
+  persisted_.fetch_add(asked, std::memory_order_relaxed);
+  return n > 0 ? 1 : 0;
 }
 
 void mapping::check_inside(const void* p, std::uint64_t bytes) const {

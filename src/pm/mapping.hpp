@@ -6,10 +6,17 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "gpmx/exec/persist_domain.hpp"
 #include "gpmx/exec/source_loc.hpp"
 #include "gpmx/pm/pool.hpp"
 
 namespace gpmx::pm {
+
+// How a group commit flush of a file on a device is made durable:
+// fdatasync once per file (the default), or msync per merged range (the
+// former way, kept to measure against). GPMX_GROUP_SYNC chooses; read once.
+enum class group_sync_method { fdatasync, msync };
+group_sync_method group_sync();
 
 class mapping {
  public:
@@ -33,6 +40,12 @@ class mapping {
   // (group commit merges many threads' lines into one range): only `asked`
   // counts as persisted, so the count means what programs asked for.
   void persist_merged(const void* p, std::uint64_t bytes, std::uint64_t asked) const;
+  // Makes all the ranges durable for group commit; returns the calls made.
+  // Where a flush is an msync of a file on a device, one write-back of the
+  // ranges and one fdatasync of the file (one device flush for the group,
+  // where an msync per range pays one each; docs/benchmarks.md measures
+  // both); elsewhere persist_merged per range.
+  std::size_t persist_group(const persist_domain::merged_range* ranges, std::size_t n) const;
   // Bytes asked to be persisted so far (under every setting, none included).
   std::uint64_t bytes_persisted() const { return persisted_.load(std::memory_order_relaxed); }
 
@@ -44,6 +57,7 @@ class mapping {
   std::uint64_t size_ = 0;
   bool is_pmem_ = false;
   bool in_memory_fs_ = false;
+  int sync_fd_ = -1;  // the file, open for fdatasync where group flushes use it
   durability mode_;
   mutable std::atomic<std::uint64_t> persisted_{0};
 };

@@ -31,6 +31,9 @@ class pool_domain final : public persist_domain {
   void persist_merged(const void* p, std::size_t bytes, std::size_t asked) const override {
     map_->persist_merged(p, bytes, asked);
   }
+  std::size_t persist_group(const merged_range* ranges, std::size_t n) const override {
+    return map_->persist_group(ranges, n);
+  }
   // msync works on pages: one call per run of lines that share or touch
   // pages, instead of one per run of adjacent lines.
   void persist_lines(const std::uintptr_t* lines, std::size_t n) const override {

@@ -107,6 +107,43 @@ TEST(GroupCommit, WaitingThreadsShareFlushes) {
   EXPECT_EQ(violations.load(), 0u);
 }
 
+// A domain that makes a whole group durable in one call (as a file's
+// fdatasync does) gets every range of a flush at once, sorted and disjoint.
+struct group_domain final : persist_domain {
+  bool shares_flushes() const override { return true; }
+  void persist_range(const void*, std::size_t) const override { ++single_calls; }
+  std::size_t persist_group(const merged_range* r, std::size_t n) const override {
+    std::this_thread::sleep_for(std::chrono::microseconds(2000));
+    for (std::size_t i = 1; i < n; ++i)
+      if (static_cast<const std::byte*>(r[i - 1].p) + r[i - 1].bytes > static_cast<const std::byte*>(r[i].p))
+        ++unordered;
+    for (std::size_t i = 0; i < n; ++i) asked += r[i].asked;
+    ++group_calls;
+    return 1;
+  }
+  mutable std::atomic<std::uint64_t> single_calls{0}, group_calls{0}, unordered{0}, asked{0};
+  bool durable(const void*) const { return true; }
+};
+
+TEST(GroupCommit, ADomainGetsEveryRangeOfAFlushInOneCall) {
+  std::vector<slot> slots(blocks * threads * 2);
+  group_domain d;
+  cpu::executor ex({.workers = 1});
+  // Every other slot: the ranges have gaps, so a flush holds many.
+  ex.launch({dim3(blocks), dim3(threads), 0, "persist"}, [](auto& t, slot* s, const group_domain* dom) {
+    slot& mine = s[t.global_id() * 2];
+    mine.value = 1;
+    t.record_pm_write(dom, &mine, sizeof mine);
+    t.gpm_persist();
+  }, slots.data(), &d);
+  const cpu::durability_stats s = ex.durability();
+  EXPECT_EQ(d.group_calls.load(), s.flushes);
+  EXPECT_EQ(s.calls, s.flushes);
+  EXPECT_EQ(d.single_calls.load(), 0u);
+  EXPECT_EQ(d.unordered.load(), 0u);
+  EXPECT_EQ(d.asked.load(), std::uint64_t(blocks) * threads * persist_line_bytes);
+}
+
 // Threads 0-31 store and release their flag; threads 32-63 acquire it and
 // check that the releaser's store is durable by then.
 struct release_after_durable {

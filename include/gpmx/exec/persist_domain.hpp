@@ -28,6 +28,20 @@ class persist_domain {
     (void)asked;
     persist_range(p, bytes);
   }
+  // One range of a group flush: [p, p + bytes) for requests of `asked` bytes.
+  struct merged_range {
+    const void* p;
+    std::size_t bytes, asked;
+  };
+  // Makes every range durable (group commit's flusher hands over all the
+  // ranges of one flush that lie in this domain, sorted and disjoint) and
+  // returns the persist calls it made. The default makes one
+  // persist_merged per range; a file domain may write them all back and
+  // wait once, paying one device flush instead of one per range.
+  virtual std::size_t persist_group(const merged_range* ranges, std::size_t n) const {
+    for (std::size_t i = 0; i < n; ++i) persist_merged(ranges[i].p, ranges[i].bytes, ranges[i].asked);
+    return n;
+  }
 };
 
 // The unit in which the cpu executor tracks and flushes a thread's PM stores.

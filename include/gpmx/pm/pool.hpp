@@ -53,6 +53,7 @@ class region {
   const std::string& name() const { return info_.name; }
   std::uint64_t size() const { return info_.size; }
   std::uint64_t flags() const { return info_.flags; }
+  std::uint64_t offset() const { return info_.offset; }  // from the start of the pool's file
   std::byte* data() const { return data_; }
   template <class T>
   std::span<T> as() const {

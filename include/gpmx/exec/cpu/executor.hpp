@@ -61,7 +61,7 @@ struct durability_stats {
   std::uint64_t waits = 0;    // a thread waiting for its lines to be durable
   std::uint64_t lines = 0;    // 64-byte lines those waits handed over
   std::uint64_t flushes = 0;  // batches the flusher made durable (a group each)
-  std::uint64_t calls = 0;    // persist calls the batches needed (an msync each)
+  std::uint64_t calls = 0;    // persist calls the batches needed (persist_domain::persist_group)
 };
 
 // Options with every 0 replaced by its environment variable or default.

@@ -1,0 +1,89 @@
+// Group commit on a pool in a file on a device (not tmpfs), msync
+// durability: the flusher makes each flush durable with one fdatasync of the
+// file, however many ranges it holds, and a checkpoint save on such a file
+// makes all its chunks durable with one sync after the copy. Skips (saying
+// so) where the temporary directory is in memory.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/pm/checkpoint.hpp"
+#include "gpmx/pm/pool.hpp"
+#include "gpmx/support/scratch_dir.hpp"
+
+namespace {
+using namespace gpmx;
+
+bool in_memory(const std::filesystem::path& dir) {
+  struct statfs fs {};
+  return ::statfs(dir.c_str(), &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+}
+
+// The file's bytes at `offset`, read through the file, not the mapping.
+std::vector<std::uint64_t> file_words(const std::filesystem::path& path, std::uint64_t offset, std::size_t n) {
+  std::vector<std::uint64_t> out(n);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  EXPECT_GE(fd, 0);
+  EXPECT_EQ(::pread(fd, out.data(), n * 8, off_t(offset)), ssize_t(n * 8));
+  ::close(fd);
+  return out;
+}
+
+// Thread i stores word i * 64 (a line and page pattern with gaps), then
+// persists: every thread waits at gpm_persist.
+struct store_then_persist {
+  void operator()(auto& t, pm::pm_span<std::uint64_t> words) const {
+    auto v = words.bind(t);
+    const std::uint64_t i = t.global_id();
+    v[i * 64] = i + 1;
+    t.gpm_persist();
+  }
+};
+
+TEST(GroupSync, OneFdatasyncPerFlushOfAFileOnADevice) {
+  scratch_dir dir;
+  if (in_memory(dir.path())) GTEST_SKIP() << "the temporary directory is in memory: no device to sync";
+  const auto path = dir.path() / "g.pool";
+  pm::pool pool = pm::pool::create(path, 8 << 20, {.mode = pm::durability::msync});
+  const std::uint32_t threads = 2048;
+  pm::region r = pool.create_region("words", std::uint64_t(threads) * 64 * 8);
+  const std::uint64_t before = pool.bytes_persisted();
+  cpu::executor ex({.workers = 2, .group_commit = 1});
+  ex.launch({dim3(threads / 256), dim3(256)}, store_then_persist{}, r.span<std::uint64_t>());
+  const cpu::durability_stats s = ex.durability();
+  ASSERT_GT(s.flushes, 0u);
+  EXPECT_EQ(s.waits, threads);
+  EXPECT_EQ(s.calls, s.flushes);  // one call (the fdatasync) per flush: one pool
+  EXPECT_EQ(pool.bytes_persisted() - before, std::uint64_t(threads) * 64);  // the lines asked for
+  const auto words = file_words(path, r.offset(), std::size_t(threads) * 64);
+  for (std::uint32_t i = 0; i < threads; ++i) ASSERT_EQ(words[std::size_t(i) * 64], i + 1) << i;
+}
+
+TEST(GroupSync, CheckpointSaveOnADeviceSyncsOnceAfterTheCopy) {
+  scratch_dir dir;
+  if (in_memory(dir.path())) GTEST_SKIP() << "the temporary directory is in memory: no device to sync";
+  const auto path = dir.path() / "c.cp";
+  std::vector<std::uint64_t> a(1 << 16), b(3000);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = i * 3;
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = ~i;
+  auto cp = pm::checkpoint::create(path, (a.size() + b.size()) * 8 + 4096, 2, 1, pm::durability::msync);
+  cp.register_buffer(0, a.data(), a.size() * 8);
+  cp.register_buffer(0, b.data(), b.size() * 8);
+  cpu::executor ex({.workers = 2});
+  cp.save(0, ex);
+  std::fill(a.begin(), a.end(), 0);
+  std::fill(b.begin(), b.end(), 0);
+  cp.restore(0, ex);
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], i * 3) << i;
+  for (std::size_t i = 0; i < b.size(); ++i) ASSERT_EQ(b[i], ~i) << i;
+  EXPECT_EQ(cp.epoch(0), 1u);
+}
+
+}  // namespace
