@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "gpkvs/gpkvs.hpp"
+#include "process_io.hpp"
 #include "gpmx/support/elapsed.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 #ifdef GPMX_HAVE_ROCKSDB
@@ -27,10 +28,24 @@ std::vector<std::vector<kv_pair>> make_batches(const kvs_compare_options& o) {
   return out;
 }
 
-double seconds_of(const std::function<void()>& f) {
+// Bytes the runs of one store caused to be written to storage (0 where the
+// kernel does not count them).
+struct device_bytes {
+  std::uint64_t bytes = 0;
+  bool known = true;
+};
+
+double seconds_of(const std::function<void()>& f, device_bytes* written = nullptr) {
+  const auto io_before = process_write_bytes();
   const auto t0 = std::chrono::steady_clock::now();
   f();
-  return seconds_since(t0);
+  const double s = seconds_since(t0);
+  if (written != nullptr) {
+    const auto io_after = process_write_bytes();
+    if (io_before && io_after) written->bytes += *io_after - *io_before;
+    else written->known = false;
+  }
+  return s;
 }
 
 // One gpKVS run: a fresh table, every batch set and committed.
@@ -51,13 +66,14 @@ struct flush_sharing {
 };
 
 double time_gpkvs(const kvs_compare_options& o, cpu::executor& ex, const std::filesystem::path& dir,
-                  const std::vector<std::vector<kv_pair>>& batches, pm::ordering order, flush_sharing& sharing) {
+                  const std::vector<std::vector<kv_pair>>& batches, pm::ordering order, flush_sharing& sharing,
+                  device_bytes& written) {
   std::filesystem::remove_all(dir);
   auto kvs = apps::gpkvs::store::create(dir, {o.sets, o.batch}, o.mode);
   const cpu::durability_stats before = ex.durability();
   const double s = seconds_of([&] {
     for (const auto& b : batches) kvs.set_batch(ex, b, order);
-  });
+  }, &written);
   sharing.add(before, ex.durability(), s);
   const auto& last = batches.back();
   std::vector<std::uint64_t> keys;
@@ -80,7 +96,8 @@ void check(const rocksdb::Status& s, const char* what) {
   if (!s.ok()) throw std::runtime_error(fmt::format("RocksDB {}: {}", what, s.ToString()));
 }
 
-double time_rocksdb(const std::filesystem::path& dir, const std::vector<std::vector<kv_pair>>& batches) {
+double time_rocksdb(const std::filesystem::path& dir, const std::vector<std::vector<kv_pair>>& batches,
+                    device_bytes& written) {
   std::filesystem::remove_all(dir);
   rocksdb::Options options;
   options.create_if_missing = true;
@@ -95,7 +112,7 @@ double time_rocksdb(const std::filesystem::path& dir, const std::vector<std::vec
       for (const kv_pair& p : b) check(wb.Put(key_bytes(p.key), key_bytes(p.value)), "put");
       check(db->Write(wo, &wb), "write");
     }
-  });
+  }, &written);
   for (const kv_pair& p : batches.back()) {
     std::string v;
     check(db->Get(rocksdb::ReadOptions(), key_bytes(p.key), &v), "get");
@@ -130,25 +147,35 @@ std::vector<result> run_kvs_vs_rocksdb(const kvs_compare_options& o) {
   cpu::executor ex({.workers = o.workers});
   std::vector<double> epoch_ns, sbrp_ns, rocks_ns;
   flush_sharing epoch_sharing, sbrp_sharing;
+  device_bytes epoch_written, sbrp_written, rocks_written;
   for (unsigned i = 0; i < o.repeat; ++i) {  // interleaved, so drift hits all three alike
     if (o.progress) o.progress(fmt::format("kvs comparison: run {} of {}", i + 1, o.repeat));
-    epoch_ns.push_back(1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", batches, pm::ordering::epoch, epoch_sharing));
-    sbrp_ns.push_back(1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", batches, pm::ordering::sbrp, sbrp_sharing));
-    rocks_ns.push_back(1e9 * time_rocksdb(d.path() / "rocksdb", batches));
+    epoch_ns.push_back(
+        1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", batches, pm::ordering::epoch, epoch_sharing, epoch_written));
+    sbrp_ns.push_back(
+        1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", batches, pm::ordering::sbrp, sbrp_sharing, sbrp_written));
+    rocks_ns.push_back(1e9 * time_rocksdb(d.path() / "rocksdb", batches, rocks_written));
   }
   const std::string shape = fmt::format("{} batches of {} SETs, {} sets of 8 ways", o.batches, o.batch, o.sets);
   std::vector<result> rows;
   result rocks = make_result("rocksdb_sets", rocks_ns, "RocksDB, one WriteBatch per batch, WAL synced: " + shape);
   rocks.metrics["operations_per_second"] = ops / (rocks.median_ns / 1e9);
+  // Storage bytes per SET, averaged over every run (tmpfs writes none).
+  const auto per_set = [&](const device_bytes& w, result& r) {
+    if (w.known) r.metrics["device_bytes_per_set"] = double(w.bytes) / (ops * o.repeat);
+  };
+  per_set(rocks_written, rocks);
   const bool grouped = ex.options().group_commit == 1;
-  for (auto [name, runs, sharing] : {std::tuple{"gpkvs_epoch_sets", &epoch_ns, &epoch_sharing},
-                                     std::tuple{"gpkvs_sbrp_sets", &sbrp_ns, &sbrp_sharing}}) {
+  for (auto [name, runs, sharing, written] :
+       {std::tuple{"gpkvs_epoch_sets", &epoch_ns, &epoch_sharing, &epoch_written},
+        std::tuple{"gpkvs_sbrp_sets", &sbrp_ns, &sbrp_sharing, &sbrp_written}}) {
     result r = make_result(name, *runs,
                            fmt::format("gpKVS, undo-logged SET batches (group commit {}): {}",
                                        grouped ? "on" : "off", shape));
     r.metrics["operations_per_second"] = ops / (r.median_ns / 1e9);
     r.metrics["vs_rocksdb"] = rocks.median_ns / r.median_ns;
     sharing->put(r);
+    per_set(*written, r);
     rows.push_back(std::move(r));
   }
   rows.push_back(std::move(rocks));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checkpoint_copy.hpp"
+#include "gpmx/pm/crash_trigger.hpp"
 #include "checkpoint_layout.hpp"
 #include "format.hpp"
 #include "gpmx/pm/stored_value.hpp"
@@ -227,7 +228,16 @@ void checkpoint::save(std::uint32_t g, const launch_target& ex, save_order order
     s_->meta->persist(std::uint64_t(reinterpret_cast<std::byte*>(w.epoch) - s_->meta->data()), 8);
   };
   if (order == save_order::flip_then_copy) flip();
-  parallel_copy(ex, chunks, s_->file.domain(), "gpmcp_checkpoint");
+  if (!ex.on_gpu() && s_->file.prefers_file_writes()) {
+    // A file on a device: large writes and one sync, as CAP-fs saves, not
+    // stores through the mapping and an msync per chunk.
+    std::vector<pool::file_write> pieces;
+    for (const copy_chunk& c : elements) pieces.push_back({c.dst, c.src, c.bytes});
+    crash_trigger::point();  // a crash can land before the copy is durable
+    s_->file.write_durably(pieces);
+  } else {
+    parallel_copy(ex, chunks, s_->file.domain(), "gpmcp_checkpoint");
+  }
   if (order == save_order::copy_then_flip) flip();
 }
 

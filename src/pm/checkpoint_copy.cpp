@@ -89,26 +89,8 @@ void parallel_copy(const launch_target& ex, std::span<const copy_chunk> chunks, 
   }
   constexpr std::uint32_t block = 64;
   const auto blocks = std::uint32_t((chunks.size() + block - 1) / block);
-  // Where a flush is an msync of a file on a device, a flush per chunk pays
-  // a device flush per chunk: copy first (large writes into the page
-  // cache), then make every chunk durable at once with one group persist
-  // (one write-back and one sync, as CAP-fs's pwrite and fsync).
-  const bool one_sync = persist != nullptr && persist->shares_flushes();
   ex.cpu().launch({dim3(blocks), dim3(block), 0, kernel_name}, copy_kernel{}, chunks.data(),
-                  std::uint64_t(chunks.size()), one_sync ? nullptr : persist);
-  if (!one_sync) return;
-  std::vector<persist_domain::merged_range> ranges;
-  ranges.reserve(chunks.size());
-  for (const copy_chunk& c : chunks) {
-    crash_trigger::point();  // where the per-chunk flushes had theirs
-    if (!ranges.empty() && static_cast<const std::byte*>(ranges.back().p) + ranges.back().bytes == c.dst) {
-      ranges.back().bytes += c.bytes;
-      ranges.back().asked += c.bytes;
-    } else {
-      ranges.push_back({c.dst, c.bytes, c.bytes});
-    }
-  }
-  persist->persist_group(ranges.data(), ranges.size());
+            std::uint64_t(chunks.size()), persist);
 }
 
 }  // namespace gpmx::pm

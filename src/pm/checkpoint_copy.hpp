@@ -27,11 +27,8 @@ std::vector<copy_chunk> split(std::span<const copy_chunk> elements, std::uint64_
 
 // Copies every chunk; returns when all are copied and, with a domain,
 // durable. On the cpu executor one kernel thread copies a chunk and persists
-// it, except where the domain's flush is an msync to a device
-// (shares_flushes): then the threads only copy and one persist_group makes
-// every chunk durable after the copy. On a GPU one block copies a chunk with
-// coalesced 16-byte stores and a system-scope fence, and the kernel's end
-// flushes the pools (gpu_session).
+// it; on a GPU one block copies a chunk with coalesced 16-byte stores and a
+// system-scope fence, and the kernel's end flushes the pools (gpu_session).
 void parallel_copy(const launch_target& ex, std::span<const copy_chunk> chunks, const persist_domain* persist,
                    const char* kernel_name);
 

@@ -86,6 +86,31 @@ std::size_t mapping::persist_group(const persist_domain::merged_range* ranges, s
   return n > 0 ? 1 : 0;
 }
 
+bool mapping::writes_through_file() const { return sync_fd_ >= 0 && host_observer() == nullptr; }
+
+void mapping::write_and_sync(std::span<const pool::file_write> pieces) const {
+  if (sync_fd_ < 0) throw pm_error(errc::bad_argument, fmt::format("{}: file writes asked for, but the pool is not a file "
+                                                                   "synced with fdatasync", path_.string()));
+  std::uint64_t total = 0;
+  for (const pool::file_write& w : pieces) {
+    check_inside(w.dst, w.bytes);
+    const std::uint64_t offset = std::uint64_t(w.dst - base_);
+    for (std::uint64_t done = 0; done < w.bytes;) {
+      const ssize_t n = ::pwrite(sync_fd_, w.src + done, w.bytes - done, off_t(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0)
+        throw pm_error(errc::io, fmt::format("{}: writing {} bytes at offset {} failed: {}", path_.string(),
+                                             w.bytes - done, offset + done, n < 0 ? std::strerror(errno) : "no progress"));
+      done += std::uint64_t(n);
+    }
+    total += w.bytes;
+  }
+  if (::fdatasync(sync_fd_) != 0)
+    throw pm_error(errc::io, fmt::format("{}: fdatasync after writing {} bytes failed: {}", path_.string(), total,
+                                         std::strerror(errno)));
+  persisted_.fetch_add(total, std::memory_order_relaxed);
+}
+
 void mapping::check_inside(const void* p, std::uint64_t bytes) const {
   const auto* b = static_cast<const std::byte*>(p);
   if (b < base_ || b + bytes > base_ + size_)

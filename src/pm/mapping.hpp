@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <span>
 
 #include "gpmx/exec/persist_domain.hpp"
 #include "gpmx/exec/source_loc.hpp"
@@ -46,6 +47,12 @@ class mapping {
   // where an msync per range pays one each; docs/benchmarks.md measures
   // both); elsewhere persist_merged per range.
   std::size_t persist_group(const persist_domain::merged_range* ranges, std::size_t n) const;
+  // Where a file write and one fdatasync beat stores and msync (a file on a
+  // device under msync durability; writing through a shared mapping on ext4
+  // costs a fault and a journal handle per page): write_and_sync may be
+  // used. Not while a trace recorder watches the host (it sees stores).
+  bool writes_through_file() const;
+  void write_and_sync(std::span<const pool::file_write> pieces) const;
   // Bytes asked to be persisted so far (under every setting, none included).
   std::uint64_t bytes_persisted() const { return persisted_.load(std::memory_order_relaxed); }
 

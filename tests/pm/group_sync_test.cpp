@@ -66,6 +66,40 @@ TEST(GroupSync, OneFdatasyncPerFlushOfAFileOnADevice) {
   for (std::uint32_t i = 0; i < threads; ++i) ASSERT_EQ(words[std::size_t(i) * 64], i + 1) << i;
 }
 
+TEST(GroupSync, APoolOnADeviceWritesPiecesThroughTheFileAndSyncsOnce) {
+  scratch_dir dir;
+  if (in_memory(dir.path())) GTEST_SKIP() << "the temporary directory is in memory: no device to sync";
+  const auto path = dir.path() / "w.pool";
+  pm::pool pool = pm::pool::create(path, 1 << 20, {.mode = pm::durability::msync});
+  ASSERT_TRUE(pool.prefers_file_writes());
+  pm::region r = pool.create_region("data", 64 * 1024);
+  std::vector<std::uint64_t> a(1000, 0), b(3000, 0);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = i + 7;
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = i * 11;
+  const std::uint64_t before = pool.bytes_persisted();
+  const std::vector<pm::pool::file_write> pieces{
+      {r.data(), reinterpret_cast<const std::byte*>(a.data()), a.size() * 8},
+      {r.data() + 16 * 1024, reinterpret_cast<const std::byte*>(b.data()), b.size() * 8}};
+  pool.write_durably(pieces);
+  EXPECT_EQ(pool.bytes_persisted() - before, (a.size() + b.size()) * 8);
+  EXPECT_EQ(file_words(path, r.offset(), a.size()), a);
+  EXPECT_EQ(file_words(path, r.offset() + 16 * 1024, b.size()), b);
+  EXPECT_EQ(r.as<std::uint64_t>()[2047 + 3000], 3000u * 11 - 11) << "the mapping sees what the file got";
+  const std::vector<pm::pool::file_write> outside{{r.data() + (1 << 20), reinterpret_cast<const std::byte*>(a.data()), 8}};
+  EXPECT_THROW(pool.write_durably(outside), pm::pm_error);
+}
+
+TEST(GroupSync, APoolInMemoryOrWithoutSyncsPrefersStores) {
+  scratch_dir dir;
+  pm::pool flushed = pm::pool::create(dir.path() / "f.pool", 1 << 20, {.mode = pm::durability::flush});
+  EXPECT_FALSE(flushed.prefers_file_writes());
+  if (std::filesystem::exists("/dev/shm")) {
+    scratch_dir shm("/dev/shm", "group-sync");
+    pm::pool in_memory_pool = pm::pool::create(shm.path() / "m.pool", 1 << 20, {.mode = pm::durability::msync});
+    EXPECT_FALSE(in_memory_pool.prefers_file_writes());
+  }
+}
+
 TEST(GroupSync, CheckpointSaveOnADeviceSyncsOnceAfterTheCopy) {
   scratch_dir dir;
   if (in_memory(dir.path())) GTEST_SKIP() << "the temporary directory is in memory: no device to sync";

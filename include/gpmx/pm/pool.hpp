@@ -101,6 +101,22 @@ class pool {
   void persist(const void* p, std::uint64_t bytes, source_loc loc = source_loc::current()) const;
   // Bytes persisted through this pool object so far (its PM write traffic).
   std::uint64_t bytes_persisted() const;
+  // Whether large file writes and one sync make data durable faster than
+  // stores through the mapping and msync: a file on a device (not PM, not
+  // tmpfs) under msync durability, with no trace recorder watching.
+  bool prefers_file_writes() const;
+  // One piece for write_durably: `bytes` bytes from `src` to `dst` (inside
+  // the mapping).
+  struct file_write {
+    std::byte* dst;
+    const std::byte* src;
+    std::uint64_t bytes;
+  };
+  // Writes every piece with pwrite and makes them durable with one
+  // fdatasync (a checkpoint's save, as CAP-fs writes). Needs
+  // prefers_file_writes(); throws pm_error(io) naming the file if a write
+  // or the sync fails.
+  void write_durably(std::span<const file_write> pieces) const;
   // What PM views record stores against; persist_range is persist().
   const persist_domain* domain() const;
 
