@@ -231,10 +231,11 @@ void checkpoint::save(std::uint32_t g, const launch_target& ex, save_order order
   if (!ex.on_gpu() && s_->file.prefers_file_writes()) {
     // A file on a device: large writes and one sync, as CAP-fs saves, not
     // stores through the mapping and an msync per chunk.
+    // A piece per chunk, with a crash point after each as the copy kernel
+    // makes, so crash tests see the same points on every file system.
     std::vector<pool::file_write> pieces;
-    for (const copy_chunk& c : elements) pieces.push_back({c.dst, c.src, c.bytes});
-    crash_trigger::point();  // a crash can land before the copy is durable
-    s_->file.write_durably(pieces);
+    for (const copy_chunk& c : chunks) pieces.push_back({c.dst, c.src, c.bytes});
+    s_->file.write_durably(pieces, [] { crash_trigger::point(); });
   } else {
     parallel_copy(ex, chunks, s_->file.domain(), "gpmcp_checkpoint");
   }

@@ -88,7 +88,7 @@ std::size_t mapping::persist_group(const persist_domain::merged_range* ranges, s
 
 bool mapping::writes_through_file() const { return sync_fd_ >= 0 && host_observer() == nullptr; }
 
-void mapping::write_and_sync(std::span<const pool::file_write> pieces) const {
+void mapping::write_and_sync(std::span<const pool::file_write> pieces, const std::function<void()>& after_each) const {
   if (sync_fd_ < 0) throw pm_error(errc::bad_argument, fmt::format("{}: file writes asked for, but the pool is not a file "
                                                                    "synced with fdatasync", path_.string()));
   std::uint64_t total = 0;
@@ -104,6 +104,7 @@ void mapping::write_and_sync(std::span<const pool::file_write> pieces) const {
       done += std::uint64_t(n);
     }
     total += w.bytes;
+    if (after_each) after_each();
   }
   if (::fdatasync(sync_fd_) != 0)
     throw pm_error(errc::io, fmt::format("{}: fdatasync after writing {} bytes failed: {}", path_.string(), total,

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 
 #include "gpmx/exec/persist_domain.hpp"
@@ -52,7 +53,7 @@ class mapping {
   // costs a fault and a journal handle per page): write_and_sync may be
   // used. Not while a trace recorder watches the host (it sees stores).
   bool writes_through_file() const;
-  void write_and_sync(std::span<const pool::file_write> pieces) const;
+  void write_and_sync(std::span<const pool::file_write> pieces, const std::function<void()>& after_each) const;
   // Bytes asked to be persisted so far (under every setting, none included).
   std::uint64_t bytes_persisted() const { return persisted_.load(std::memory_order_relaxed); }
 

@@ -329,10 +329,10 @@ void pool::persist(const void* p, std::uint64_t bytes, source_loc loc) const {
 const persist_domain* pool::domain() const { return s_->domain.get(); }
 std::uint64_t pool::bytes_persisted() const { return s_->map->bytes_persisted(); }
 bool pool::prefers_file_writes() const { return s_->map->writes_through_file(); }
-void pool::write_durably(std::span<const file_write> pieces) const {
+void pool::write_durably(std::span<const file_write> pieces, const std::function<void()>& after_each_piece) const {
   std::uint64_t bytes = 0;
   for (const file_write& w : pieces) bytes += w.bytes;
-  s_->map->write_and_sync(pieces);
+  s_->map->write_and_sync(pieces, after_each_piece);
   pm_write_stats::add_host_persist(bytes);
 }
 const persist_domain* region::domain() const { return owner_->domain(); }

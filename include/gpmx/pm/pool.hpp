@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -113,10 +114,12 @@ class pool {
     std::uint64_t bytes;
   };
   // Writes every piece with pwrite and makes them durable with one
-  // fdatasync (a checkpoint's save, as CAP-fs writes). Needs
+  // fdatasync (a checkpoint's save, as CAP-fs writes), calling
+  // after_each_piece (if any) once a piece is written. Needs
   // prefers_file_writes(); throws pm_error(io) naming the file if a write
   // or the sync fails.
-  void write_durably(std::span<const file_write> pieces) const;
+  void write_durably(std::span<const file_write> pieces,
+                     const std::function<void()>& after_each_piece = {}) const;
   // What PM views record stores against; persist_range is persist().
   const persist_domain* domain() const;
 
