@@ -127,6 +127,12 @@ void mapping::flush(const void* p, std::uint64_t bytes) const {
     pmem_persist(p, bytes);
     return;
   }
+  // On tmpfs and ramfs an msync makes nothing more durable: Linux's fsync
+  // there is a no-op (the page cache is the file, with no device behind
+  // it), so the system call is skipped and the stores are exactly as
+  // durable as after it (they survive a crash of the process, not of the
+  // machine).
+  if (in_memory_fs_) return;
   if (pmem_msync(p, bytes) != 0)
     throw pm_error(errc::io, fmt::format("{}: msync of {} bytes at offset {} failed: {}", path_.string(),
                                          bytes, b - base_, std::strerror(errno)));
