@@ -12,6 +12,7 @@
 #include <string_view>
 #include <fmt/format.h>
 
+#include "gpmx/exec/errors.hpp"
 #include "gpmx/exec/observer.hpp"
 
 namespace gpmx::pm {
@@ -21,7 +22,7 @@ group_sync_method group_sync() {
     const char* e = std::getenv("GPMX_GROUP_SYNC");
     if (e == nullptr || *e == 0 || std::string_view(e) == "fdatasync") return group_sync_method::fdatasync;
     if (std::string_view(e) == "msync") return group_sync_method::msync;
-    throw pm_error(errc::bad_argument, fmt::format("GPMX_GROUP_SYNC={}: not one of fdatasync, msync", e));
+    throw config_error(fmt::format("environment variable GPMX_GROUP_SYNC='{}' is not one of fdatasync, msync", e));
   }();
   return m;
 }

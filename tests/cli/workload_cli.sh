@@ -49,6 +49,10 @@ else
   echo "FAIL: --backend cuda exited $status"; cat out.txt; failures=$((failures + 1))
 fi
 expect 2 "$gpmx" run gpkvs --backend tpu
+GPMX_GROUP_SYNC=bogus "$gpmx" run gpkvs $small --quiet --data badsync >out.txt 2>&1
+status=$?
+[ $status -eq 2 ] && grep -q "GPMX_GROUP_SYNC" out.txt ||
+  { echo "FAIL: a bad GPMX_GROUP_SYNC gave exit $status"; cat out.txt; failures=$((failures + 1)); }
 # Restoration on the GPU forks children that each open a session: without a
 # GPU the probe child's reason comes back as exit 3.
 "$gpmx" bench workloads --backend cuda --restoration --only gpkvs --small --repeat 1 --json >out.txt 2>&1
