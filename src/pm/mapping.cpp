@@ -40,9 +40,8 @@ mapping::mapping(const std::filesystem::path& path, const std::filesystem::path&
   struct statfs fs {};
   in_memory_fs_ = ::statfs(path.c_str(), &fs) == 0 &&
                   (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
-  const bool syncs_pages = mode == durability::msync || (mode == durability::pmem && !is_pmem_);
   const group_sync_method sync = group_sync();  // a bad GPMX_GROUP_SYNC is reported wherever the pool is
-  if (syncs_pages && !in_memory_fs_ && sync == group_sync_method::fdatasync)
+  if (syncs_pages() && !in_memory_fs_ && sync == group_sync_method::fdatasync)
     sync_fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);  // -1: group flushes msync each range
   if (observer* o = host_observer()) o->pool_mapped(base_, size_, shown.string());
 }
@@ -67,11 +66,7 @@ void mapping::persist_merged(const void* p, std::uint64_t bytes, std::uint64_t a
   flush(p, bytes);
 }
 
-std::size_t mapping::persist_group(const persist_domain::merged_range* ranges, std::size_t n) const {
-  if (sync_fd_ < 0) {
-    for (std::size_t i = 0; i < n; ++i) persist_merged(ranges[i].p, ranges[i].bytes, ranges[i].asked);
-    return n;
-  }
+void mapping::persist_group(const persist_domain::merged_range* ranges, std::size_t n) const {
   std::uint64_t asked = 0;
   for (std::size_t i = 0; i < n; ++i) {
     check_inside(ranges[i].p, ranges[i].bytes);
@@ -84,12 +79,12 @@ std::size_t mapping::persist_group(const persist_domain::merged_range* ranges, s
     throw pm_error(errc::io, fmt::format("{}: fdatasync for {} ranges ({} bytes asked) failed: {}", path_.string(), n,
                                          asked, std::strerror(errno)));
   persisted_.fetch_add(asked, std::memory_order_relaxed);
-  return n > 0 ? 1 : 0;
 }
 
 bool mapping::writes_through_file() const { return sync_fd_ >= 0 && host_observer() == nullptr; }
 
-void mapping::write_and_sync(std::span<const pool::file_write> pieces, const std::function<void()>& after_each) const {
+std::uint64_t mapping::write_and_sync(std::span<const pool::file_write> pieces,
+                                      const std::function<void()>& after_each) const {
   if (sync_fd_ < 0) throw pm_error(errc::bad_argument, fmt::format("{}: file writes asked for, but the pool is not a file "
                                                                    "synced with fdatasync", path_.string()));
   std::uint64_t total = 0;
@@ -111,6 +106,7 @@ void mapping::write_and_sync(std::span<const pool::file_write> pieces, const std
     throw pm_error(errc::io, fmt::format("{}: fdatasync after writing {} bytes failed: {}", path_.string(), total,
                                          std::strerror(errno)));
   persisted_.fetch_add(total, std::memory_order_relaxed);
+  return total;
 }
 
 void mapping::check_inside(const void* p, std::uint64_t bytes) const {

@@ -42,18 +42,23 @@ class mapping {
   // (group commit merges many threads' lines into one range): only `asked`
   // counts as persisted, so the count means what programs asked for.
   void persist_merged(const void* p, std::uint64_t bytes, std::uint64_t asked) const;
-  // Makes all the ranges durable for group commit; returns the calls made.
-  // Where a flush is an msync of a file on a device, one write-back of the
-  // ranges and one fdatasync of the file (one device flush for the group,
-  // where an msync per range pays one each; docs/benchmarks.md measures
-  // both); elsewhere persist_merged per range.
-  std::size_t persist_group(const persist_domain::merged_range* ranges, std::size_t n) const;
+  // Whether a flush is an msync (the msync setting, or pmem on a file that
+  // is not real PM).
+  bool syncs_pages() const { return mode_ == durability::msync || (mode_ == durability::pmem && !is_pmem_); }
+  // Whether group flushes use one fdatasync of the file (a file on a
+  // device that syncs pages, GPMX_GROUP_SYNC=fdatasync).
+  bool syncs_whole_file() const { return sync_fd_ >= 0; }
+  // Makes all the ranges durable for group commit with one fdatasync of the
+  // file (one device flush for the group, where an msync per range pays one
+  // each; docs/benchmarks.md measures both). Needs syncs_whole_file().
+  void persist_group(const persist_domain::merged_range* ranges, std::size_t n) const;
   // Where a file write and one fdatasync beat stores and msync (a file on a
   // device under msync durability; writing through a shared mapping on ext4
   // costs a fault and a journal handle per page): write_and_sync may be
   // used. Not while a trace recorder watches the host (it sees stores).
   bool writes_through_file() const;
-  void write_and_sync(std::span<const pool::file_write> pieces, const std::function<void()>& after_each) const;
+  // Returns the bytes written.
+  std::uint64_t write_and_sync(std::span<const pool::file_write> pieces, const std::function<void()>& after_each) const;
   // Bytes asked to be persisted so far (under every setting, none included).
   std::uint64_t bytes_persisted() const { return persisted_.load(std::memory_order_relaxed); }
 

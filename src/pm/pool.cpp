@@ -32,7 +32,9 @@ class pool_domain final : public persist_domain {
     map_->persist_merged(p, bytes, asked);
   }
   std::size_t persist_group(const merged_range* ranges, std::size_t n) const override {
-    return map_->persist_group(ranges, n);
+    if (!map_->syncs_whole_file() || n == 0) return persist_domain::persist_group(ranges, n);
+    map_->persist_group(ranges, n);
+    return 1;
   }
   // msync works on pages: one call per run of lines that share or touch
   // pages, instead of one per run of adjacent lines.
@@ -53,10 +55,7 @@ class pool_domain final : public persist_domain {
   }
 
  private:
-  bool syncs_pages() const {
-    const durability m = map_->mode();
-    return m == durability::msync || (m == durability::pmem && !map_->is_pmem());
-  }
+  bool syncs_pages() const { return map_->syncs_pages(); }
   const mapping* map_;
   scoped_persist_domain registration_;  // kernels' persist_range finds the pool by address
 };
@@ -330,10 +329,7 @@ const persist_domain* pool::domain() const { return s_->domain.get(); }
 std::uint64_t pool::bytes_persisted() const { return s_->map->bytes_persisted(); }
 bool pool::prefers_file_writes() const { return s_->map->writes_through_file(); }
 void pool::write_durably(std::span<const file_write> pieces, const std::function<void()>& after_each_piece) const {
-  std::uint64_t bytes = 0;
-  for (const file_write& w : pieces) bytes += w.bytes;
-  s_->map->write_and_sync(pieces, after_each_piece);
-  pm_write_stats::add_host_persist(bytes);
+  pm_write_stats::add_host_persist(s_->map->write_and_sync(pieces, after_each_piece));
 }
 const persist_domain* region::domain() const { return owner_->domain(); }
 const fs::path& pool::path() const { return s_->path; }
