@@ -162,8 +162,7 @@ bool table_store::recover(const launch_target& ex) {
   apps::require_undo_indices_below<undo_entry>(*log_, rows_before, "row",
                                                fmt::format("the batch began with {} rows", rows_before),
                                                [](const undo_entry& e) { return e.index; });
-  const pm::hcl_view log = log_->view();
-  ex.launch({dim3(log.blocks), dim3(log.threads), 0, "gpdb_recover"}, recover_kernel{}, log, table_.span<row>());
+  apps::launch_over_occupied_slots(ex, *log_, "gpdb_recover", recover_kernel{}, log_->view(), table_.span<row>());
   set_txn_word(w_rows, txn_word(w_rows_logged));  // cut a partial append off
   state_.set(committed, batch_phase::idle);
   return true;

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "common/careless_hcl.hpp"
-#include "common/undo_newest_first.hpp"
+#include "common/undo_occupied_slots.hpp"
 #include "gpmx/exec/mem_view.hpp"
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/pm/hcl_log.hpp"
@@ -74,12 +74,15 @@ struct batch_kernel {
   }
 };
 
-// Recovery: every thread restores its logged rows, newest first.
+// Recovery: a thread per occupied log slot restores its rows, newest first.
 struct recover_kernel {
   template <class Ctx>
-  GPMX_HD void operator()(Ctx& t, pm::hcl_view log, pm::pm_span<row> table) const {
+  GPMX_HD void operator()(Ctx& t, global_span<const std::uint64_t> slots, pm::hcl_view log,
+                          pm::pm_span<row> table) const {
+    std::uint64_t slot = 0;
+    if (!occupied_slot_of(t, slots, slot)) return;
     auto v = table.bind(t);
-    undo_newest_first<undo_entry>(t, log, [&](const undo_entry& e) {
+    undo_slot_newest_first<undo_entry>(t, log, slot, [&](const undo_entry& e) {
       v[e.index] = e.old;
       return true;
     });

@@ -121,9 +121,7 @@ bool store::recover(const launch_target& ex) {
   const std::uint64_t slots = table_.size() / sizeof(kv_pair);
   apps::require_undo_indices_below<undo_entry>(*log_, slots, "slot", fmt::format("the table has {} slots", slots),
                                                [](const undo_entry& e) { return e.slot; });
-  const pm::hcl_view log = log_->view();
-  ex.launch({dim3(log.blocks), dim3(log.threads), 0, "gpkvs_recover"}, recover_kernel{}, log,
-            table_.span<kv_pair>());
+  apps::launch_over_occupied_slots(ex, *log_, "gpkvs_recover", recover_kernel{}, log_->view(), table_.span<kv_pair>());
   state_.set(committed, batch_phase::idle);
   return true;
 }

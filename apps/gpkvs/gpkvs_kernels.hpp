@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "common/careless_hcl.hpp"
-#include "common/undo_newest_first.hpp"
+#include "common/undo_occupied_slots.hpp"
 #include "gpmx/exec/mem_view.hpp"
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/pm/hcl_log.hpp"
@@ -103,12 +103,15 @@ struct get_kernel {
   }
 };
 
-// Recovery: every thread undoes its logged entries, newest first.
+// Recovery: a thread per occupied log slot undoes its entries, newest first.
 struct recover_kernel {
   template <class Ctx>
-  GPMX_HD void operator()(Ctx& t, pm::hcl_view log, pm::pm_span<kv_pair> table) const {
+  GPMX_HD void operator()(Ctx& t, global_span<const std::uint64_t> slots, pm::hcl_view log,
+                          pm::pm_span<kv_pair> table) const {
+    std::uint64_t slot = 0;
+    if (!occupied_slot_of(t, slots, slot)) return;
     auto v = table.bind(t);
-    undo_newest_first<undo_entry>(t, log, [&](const undo_entry& e) {
+    undo_slot_newest_first<undo_entry>(t, log, slot, [&](const undo_entry& e) {
       v[e.slot] = kv_pair{e.key, e.value};
       return true;
     });

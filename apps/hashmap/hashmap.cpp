@@ -134,8 +134,7 @@ void store::insert_batch(const launch_target& ex, std::span<const entry> batch, 
 }
 
 void store::undo_round(const launch_target& ex, std::uint64_t r) {
-  const pm::hcl_view log = log_->view();
-  ex.launch({dim3(log.blocks), dim3(log.threads), 0, "hashmap_undo"}, undo_kernel{}, log, table_.span<entry>(), r);
+  apps::launch_over_occupied_slots(ex, *log_, "hashmap_undo", undo_kernel{}, log_->view(), table_.span<entry>(), r);
 }
 
 bool store::recover(const launch_target& ex) {

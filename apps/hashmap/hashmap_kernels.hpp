@@ -6,7 +6,7 @@
 // table is PM; undo entries go to HCL.
 #include <cstdint>
 
-#include "common/undo_newest_first.hpp"
+#include "common/undo_occupied_slots.hpp"
 #include "gpmx/exec/mem_view.hpp"
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/pm/hcl_log.hpp"
@@ -112,14 +112,18 @@ struct place_kernel {
   }
 };
 
-// Recovery of one round: every thread undoes its entry of that round.
+// Recovery of one round: a thread per occupied log slot undoes the slot's
+// entry of that round.
 struct undo_kernel {
   template <class Ctx>
-  GPMX_HD void operator()(Ctx& t, pm::hcl_view log, pm::pm_span<entry> table, std::uint64_t round) const {
+  GPMX_HD void operator()(Ctx& t, global_span<const std::uint64_t> slots, pm::hcl_view log,
+                          pm::pm_span<entry> table, std::uint64_t round) const {
+    std::uint64_t slot = 0;
+    if (!occupied_slot_of(t, slots, slot)) return;
     auto v = table.bind(t);
     // A thread logs at most once per round, in round order: its newest
     // entry is the only one of this round.
-    undo_newest_first<undo_entry>(t, log, [&](const undo_entry& e) {
+    undo_slot_newest_first<undo_entry>(t, log, slot, [&](const undo_entry& e) {
       if (e.round != round) return false;
       v[e.slot] = e.old;
       return true;

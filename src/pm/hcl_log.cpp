@@ -102,6 +102,21 @@ void hcl_log::clear() {
   tails.persist();
 }
 
+std::vector<std::uint64_t> hcl_log::occupied_slots() const {
+  std::vector<std::uint64_t> out;
+  const std::uint64_t per_block = std::uint64_t(view_.warps_per_block()) * 32;
+  for (std::uint64_t b = 0; b < view_.blocks; ++b)
+    for (std::uint32_t t = 0; t < view_.threads; ++t) {
+      const std::uint64_t s = b * per_block + t;
+      const std::uint32_t tail = view_.tails[s];
+      if (tail > view_.capacity_words)  // open checked it; a store since may not have
+        throw_corrupt_value(pool_->path(), tails_name, fmt::format("tail of thread {} of block {}", t, b), tail,
+                            fmt::format("a slot holds at most {} words", view_.capacity_words));
+      if (tail != 0) out.push_back(s);
+    }
+  return out;
+}
+
 std::uint64_t hcl_log::size_of(std::uint64_t block, std::uint32_t thread) const {
   if (block >= view_.blocks || thread >= view_.threads)
     throw pm_error(errc::log_geometry, fmt::format("{}: thread {} of block {} lies outside the log's {} x {}",

@@ -61,14 +61,14 @@ using fout = global_span<float>;
   (void)&entry<k::set_kernel, global_span<const k::kv_pair>, pm::pm_span<k::kv_pair>, u32, pm::hcl_view, pm::ordering,
                k::variant>;
   (void)&entry<k::get_kernel, global_span<const u64>, pm::pm_span<k::kv_pair>, u32, global_span<u64>>;
-  (void)&entry<k::recover_kernel, pm::hcl_view, pm::pm_span<k::kv_pair>>;
+  (void)&entry<k::recover_kernel, global_span<const u64>, pm::hcl_view, pm::pm_span<k::kv_pair>>;
   (void)&entry<k::set_dram_kernel, global_span<const k::kv_pair>, global_span<k::kv_pair>, u32>;
   (void)&entry<k::get_kernel, global_span<const u64>, global_span<const k::kv_pair>, u32, global_span<u64>>;
 
   namespace g = a::gpdb;
   (void)&entry<g::batch_kernel, global_span<const g::update_op>, global_span<const g::row>, pm::pm_span<g::row>, u64,
                u64, pm::hcl_view, pm::ordering, g::variant>;
-  (void)&entry<g::recover_kernel, pm::hcl_view, pm::pm_span<g::row>>;
+  (void)&entry<g::recover_kernel, global_span<const u64>, pm::hcl_view, pm::pm_span<g::row>>;
   (void)&entry<g::batch_dram_kernel, global_span<const g::update_op>, global_span<const g::row>, global_span<g::row>,
                u64, u64>;
 
@@ -80,7 +80,7 @@ using fout = global_span<float>;
   (void)&entry<h::claim_kernel, global_span<const h::pending>, u64, u64*, u64>;
   (void)&entry<h::place_kernel, global_span<const h::pending>, u64, global_span<const u64>, u64,
                pm::pm_span<h::entry>, pm::hcl_view, u64, pm::ordering, bool, global_span<h::pending>>;
-  (void)&entry<h::undo_kernel, pm::hcl_view, pm::pm_span<h::entry>, u64>;
+  (void)&entry<h::undo_kernel, global_span<const u64>, pm::hcl_view, pm::pm_span<h::entry>, u64>;
   (void)&entry<h::lookup_kernel, global_span<const u64>, pm::pm_span<h::entry>, u64, global_span<u64>>;
 
   namespace m = a::multiqueue;

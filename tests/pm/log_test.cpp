@@ -71,6 +71,56 @@ TEST(HclLog, InsertReadRemoveFromEveryThread) {
   for (std::size_t i = 0; i < ok.size(); ++i) ASSERT_EQ(ok[i], 1) << "thread " << i;
 }
 
+// Recovery visits only the slots a crash left occupied, from threads whose
+// ranks have nothing to do with the logging threads'.
+TEST(HclLog, OccupiedSlotsAreReadAndTruncatedByAnyThread) {
+  scratch_dir dir;
+  const std::uint32_t blocks = 3, threads = 40;  // 40: a padded second warp
+  hcl_log log = hcl_log::create(dir / "h.log", 1 << 18, blocks, threads, durability::msync);
+  cpu::executor ex({.workers = 2});
+  EXPECT_TRUE(log.occupied_slots().empty());
+  // Threads 7 and 33 of block 1 and thread 39 of block 2 log 1, 2 and 3 entries.
+  ex.launch({dim3(blocks), dim3(threads), 0, "hcl_some"}, [](auto& t, hcl_view l) {
+    const std::uint32_t b = t.block_rank(), r = t.thread_rank();
+    const std::uint32_t n = b == 1 && r == 7 ? 1 : b == 1 && r == 33 ? 2 : b == 2 && r == 39 ? 3 : 0;
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const entry12 e{b, r, k};
+      l.insert(t, &e, sizeof e);
+    }
+  }, log.view());
+  const hcl_view v = log.view();
+  const std::vector<std::uint64_t> slots = log.occupied_slots();
+  ASSERT_EQ(slots, (std::vector<std::uint64_t>{v.slot(1, 7), v.slot(1, 33), v.slot(2, 39)}));
+  // One thread of a one-thread launch per slot reads every entry newest
+  // first and cuts the slot to its oldest entry.
+  std::vector<std::uint32_t> seen;
+  for (const std::uint64_t s : slots)
+    ex.launch({dim3(1), dim3(1), 0, "hcl_slot_undo"}, [&seen](auto& t, hcl_view l, std::uint64_t slot) {
+      for (std::uint32_t end = l.tail_of_slot(slot); end >= 3; end -= 3) {
+        entry12 e{};
+        l.read_slot(slot, end, &e, sizeof e);
+        seen.insert(seen.end(), {e.a, e.b, e.c});
+      }
+      l.truncate_slot(t, slot, 3);
+    }, v, s);
+  EXPECT_EQ(seen, (std::vector<std::uint32_t>{1, 7, 0, 1, 33, 1, 1, 33, 0, 2, 39, 2, 2, 39, 1, 2, 39, 0}));
+  EXPECT_EQ(log.size_of(1, 7), 12u);
+  EXPECT_EQ(log.size_of(1, 33), 12u);
+  EXPECT_EQ(log.size_of(2, 39), 12u);
+  // A padding lane, a slot past the geometry, a read or a truncation past
+  // the tail: each is its own error, nothing written.
+  auto run = [&](auto kernel) { return kernel_error_code([&] { ex.launch({dim3(1), dim3(1)}, kernel, v); }); };
+  EXPECT_EQ(run([](auto&, hcl_view l) { (void)l.tail_of_slot(l.slot(0, 40)); }), errc::log_geometry);
+  EXPECT_EQ(run([](auto&, hcl_view l) { (void)l.tail_of_slot(l.slot(3, 0)); }), errc::log_geometry);
+  EXPECT_EQ(run([](auto&, hcl_view l) {
+              entry12 e{};
+              l.read_slot(l.slot(1, 7), 6, &e, sizeof e);
+            }),
+            errc::log_empty);
+  EXPECT_EQ(run([](auto& t, hcl_view l) { l.truncate_slot(t, l.slot(1, 7), 6); }), errc::log_empty);
+  EXPECT_EQ(log.size_of(1, 7), 12u);
+}
+
 TEST(HclLog, AWarpsWordsShareOne128ByteLine) {
   scratch_dir dir;
   hcl_log log = hcl_log::create(dir / "h.log", 1 << 18, 2, 64, durability::none);

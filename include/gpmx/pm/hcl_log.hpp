@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "gpmx/pm/log_fail.hpp"
 #include "gpmx/pm/ordering.hpp"
@@ -62,15 +63,9 @@ struct hcl_view {
   template <class Ctx>
   GPMX_HD void read(Ctx& t, void* dst, std::size_t bytes) const {
     const std::uint64_t s = checked_slot(t);
-    const std::uint32_t words = std::uint32_t((bytes + 3) / 4);
     const std::uint32_t tail = checked_tail(s);
-    if (tail < words) detail::log_fail(errc::log_empty, "HCL", "read of {} bytes, but only {} bytes are logged", bytes, std::uint64_t(tail) * 4);
-    auto* out = static_cast<unsigned char*>(dst);
-    for (std::uint32_t k = 0; k < words; ++k) {
-      const std::uint32_t w = *word(t.block_rank(), t.thread_rank(), tail - words + k);
-      const std::size_t n = bytes - std::size_t(k) * 4 < 4 ? bytes - std::size_t(k) * 4 : 4;
-      memcpy(out + std::size_t(k) * 4, &w, n);
-    }
+    if (tail < (bytes + 3) / 4) detail::log_fail(errc::log_empty, "HCL", "read of {} bytes, but only {} bytes are logged", bytes, std::uint64_t(tail) * 4);
+    read_slot(s, tail, dst, bytes);
   }
 
   // Drops the thread's most recent entry of `bytes` bytes.
@@ -80,7 +75,30 @@ struct hcl_view {
     const std::uint32_t words = std::uint32_t((bytes + 3) / 4);
     const std::uint32_t tail = checked_tail(s);
     if (tail < words) detail::log_fail(errc::log_empty, "HCL", "remove of {} bytes, but only {} bytes are logged", bytes, std::uint64_t(tail) * 4);
-    tails[s] = tail - words;
+    truncate_slot(t, s, tail - words, o);
+  }
+
+  // Slot-addressed access, for recovery that visits only the slots a crash
+  // left occupied (hcl_log::occupied_slots) from threads of any geometry.
+  // A slot is slot(block, rank) of the thread that logged into it.
+  GPMX_HD std::uint32_t tail_of_slot(std::uint64_t s) const { return checked_tail(checked_slot_index(s)); }
+  // Copies the entry of `bytes` bytes that ends at word `end` of slot s.
+  GPMX_HD void read_slot(std::uint64_t s, std::uint32_t end, void* dst, std::size_t bytes) const {
+    const std::uint32_t tail = checked_tail(checked_slot_index(s));
+    const std::uint32_t words = std::uint32_t((bytes + 3) / 4);
+    if (end > tail || end < words) detail::log_fail(errc::log_empty, "HCL", "read of an entry ending at byte {} of a slot, but {} bytes are logged", std::uint64_t(end) * 4, std::uint64_t(tail) * 4);
+    auto* out = static_cast<unsigned char*>(dst);
+    for (std::uint32_t k = 0; k < words; ++k) {
+      const std::uint32_t w = *slot_word(s, end - words + k);
+      const std::size_t n = bytes - std::size_t(k) * 4 < 4 ? bytes - std::size_t(k) * 4 : 4;
+      memcpy(out + std::size_t(k) * 4, &w, n);
+    }
+  }
+  // Cuts slot s back to its first `words` words (entries past them drop).
+  template <class Ctx>
+  GPMX_HD void truncate_slot(Ctx& t, std::uint64_t s, std::uint32_t words, ordering o = ordering::epoch) const {
+    if (words > checked_tail(checked_slot_index(s))) detail::log_fail(errc::log_empty, "HCL", "truncate to {} bytes, past the {} bytes logged", std::uint64_t(words) * 4, std::uint64_t(tails[s]) * 4);
+    tails[s] = words;
     note_pm_store(t, domain, &tails[s], 4);
     order_persists(t, o);
   }
@@ -97,6 +115,18 @@ struct hcl_view {
     const std::uint32_t tail = tails[s];
     if (tail > capacity_words) detail::log_fail(errc::corrupt_value, "HCL", "a tail holds {} words, past the slot's {}", tail, capacity_words);
     return tail;
+  }
+  // Word j of slot s: slot(block, rank) = warp * 32 + lane.
+  GPMX_HD std::uint32_t* slot_word(std::uint64_t s, std::uint32_t j) const {
+    return data + ((s / 32) * capacity_words + j) * 32 + s % 32;
+  }
+  // A slot of the geometry: inside it and not a padding lane of a block
+  // whose thread count is not a multiple of 32.
+  GPMX_HD std::uint64_t checked_slot_index(std::uint64_t s) const {
+    const std::uint64_t per_block = std::uint64_t(warps_per_block()) * 32;
+    if (s >= blocks * per_block || s % per_block >= threads)
+      detail::log_fail(errc::log_geometry, "HCL", "slot {} lies outside the log's geometry ({} threads per block)", s, threads);
+    return s;
   }
   template <class Ctx>
   GPMX_HD std::uint64_t checked_slot(Ctx& t) const {
@@ -119,6 +149,8 @@ class hcl_log {
   hcl_view view() const { return view_; }
   // Empties every thread's slot (one persisted store per tail line).
   void clear();
+  // Every slot that holds entries, in slot order: what recovery must visit.
+  std::vector<std::uint64_t> occupied_slots() const;
   // Bytes logged by (block, thread); for recovery code and tests.
   std::uint64_t size_of(std::uint64_t block, std::uint32_t thread) const;
   // Reads every logged entry of `bytes` bytes, without writing, and calls
