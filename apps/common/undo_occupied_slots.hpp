@@ -48,12 +48,12 @@ GPMX_HD bool occupied_slot_of(Ctx& t, global_span<const std::uint64_t> slots, st
   return true;
 }
 
-// Launches kernel(t, slots, args...) with one thread per occupied slot of
-// the log; launches nothing when the crash left the log empty.
+// Launches kernel(t, slots, args...) with one thread per occupied slot
+// (hcl_log::occupied_slots, or the list require_undo_indices_below
+// returns); launches nothing when the crash left the log empty.
 template <class Kernel, class... Args>
-void launch_over_occupied_slots(const launch_target& ex, const pm::hcl_log& log, std::string_view name,
-                                Kernel kernel, Args&&... args) {
-  const std::vector<std::uint64_t> occupied = log.occupied_slots();
+void launch_over_occupied_slots(const launch_target& ex, const std::vector<std::uint64_t>& occupied,
+                                std::string_view name, Kernel kernel, Args&&... args) {
   if (occupied.empty()) return;
   constexpr std::uint32_t block = 256;
   const auto in = ex.input(std::span<const std::uint64_t>(occupied));

@@ -159,10 +159,10 @@ bool table_store::recover(const launch_target& ex) {
   // Every entry names a row below the logged count (UPDATEs change loaded
   // rows only), or undoing it would write elsewhere.
   const std::uint64_t rows_before = txn_word(w_rows_logged);
-  apps::require_undo_indices_below<undo_entry>(*log_, rows_before, "row",
-                                               fmt::format("the batch began with {} rows", rows_before),
-                                               [](const undo_entry& e) { return e.index; });
-  apps::launch_over_occupied_slots(ex, *log_, "gpdb_recover", recover_kernel{}, log_->view(), table_.span<row>());
+  const std::vector<std::uint64_t> occupied = apps::require_undo_indices_below<undo_entry>(
+      *log_, rows_before, "row", fmt::format("the batch began with {} rows", rows_before),
+      [](const undo_entry& e) { return e.index; });
+  apps::launch_over_occupied_slots(ex, occupied, "gpdb_recover", recover_kernel{}, log_->view(), table_.span<row>());
   set_txn_word(w_rows, txn_word(w_rows_logged));  // cut a partial append off
   state_.set(committed, batch_phase::idle);
   return true;

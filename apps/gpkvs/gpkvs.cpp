@@ -119,9 +119,9 @@ bool store::recover(const launch_target& ex) {
   }
   // Every entry names a slot of the table, or undoing it would write elsewhere.
   const std::uint64_t slots = table_.size() / sizeof(kv_pair);
-  apps::require_undo_indices_below<undo_entry>(*log_, slots, "slot", fmt::format("the table has {} slots", slots),
-                                               [](const undo_entry& e) { return e.slot; });
-  apps::launch_over_occupied_slots(ex, *log_, "gpkvs_recover", recover_kernel{}, log_->view(), table_.span<kv_pair>());
+  const std::vector<std::uint64_t> occupied = apps::require_undo_indices_below<undo_entry>(
+      *log_, slots, "slot", fmt::format("the table has {} slots", slots), [](const undo_entry& e) { return e.slot; });
+  apps::launch_over_occupied_slots(ex, occupied, "gpkvs_recover", recover_kernel{}, log_->view(), table_.span<kv_pair>());
   state_.set(committed, batch_phase::idle);
   return true;
 }

@@ -134,7 +134,7 @@ void store::insert_batch(const launch_target& ex, std::span<const entry> batch, 
 }
 
 void store::undo_round(const launch_target& ex, std::uint64_t r) {
-  apps::launch_over_occupied_slots(ex, *log_, "hashmap_undo", undo_kernel{}, log_->view(), table_.span<entry>(), r);
+  apps::launch_over_occupied_slots(ex, log_->occupied_slots(), "hashmap_undo", undo_kernel{}, log_->view(), table_.span<entry>(), r);
 }
 
 bool store::recover(const launch_target& ex) {

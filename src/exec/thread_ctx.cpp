@@ -141,10 +141,13 @@ void thread_ctx::observe_ordering(ordering_op op, const source_loc& loc) {
 void persist_lines(std::vector<pm_line>& lines) {
   if (lines.empty()) return;
   // Sort by domain and line; hand each domain its distinct lines at once.
-  std::sort(lines.begin(), lines.end(), [](const pm_line& a, const pm_line& b) {
+  // A thread records in store order, so the lines often come sorted, and a
+  // fence is frequent enough that the check and a reused buffer matter.
+  const auto before = [](const pm_line& a, const pm_line& b) {
     return a.domain != b.domain ? std::less<>()(a.domain, b.domain) : a.line < b.line;
-  });
-  std::vector<std::uintptr_t> run;
+  };
+  if (!std::is_sorted(lines.begin(), lines.end(), before)) std::sort(lines.begin(), lines.end(), before);
+  thread_local std::vector<std::uintptr_t> run;
   std::size_t i = 0;
   while (i < lines.size()) {
     run.clear();

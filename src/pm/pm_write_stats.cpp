@@ -26,6 +26,7 @@ thread_counter::thread_counter() {
   counters& c = all();
   std::lock_guard lock(c.mutex);
   c.live.push_back(this);
+  current = this;
 }
 
 thread_counter::~thread_counter() {
@@ -33,6 +34,7 @@ thread_counter::~thread_counter() {
   std::lock_guard lock(c.mutex);
   c.retired += bytes.load(std::memory_order_relaxed);
   std::erase(c.live, this);
+  current = nullptr;
 }
 
 thread_counter& this_thread_counter() {

@@ -16,14 +16,19 @@ struct thread_counter {
   ~thread_counter();
   std::atomic<std::uint64_t> bytes{0};
 };
-thread_counter& this_thread_counter();
+thread_counter& this_thread_counter();  // makes the thread's counter and sets `current`
+// The thread's counter once made: a plain pointer, so the store path reads
+// it without the call and guard a thread_local object's access costs.
+inline thread_local thread_counter* current = nullptr;
 inline std::atomic<std::uint64_t> host_bytes{0};
 }  // namespace detail
 
 // A kernel thread stored `bytes` bytes to PM (PM views and logs call it
 // through pm::note_pm_store).
 inline void add_kernel_store(std::uint64_t bytes) {
-  std::atomic<std::uint64_t>& c = detail::this_thread_counter().bytes;
+  detail::thread_counter* t = detail::current;
+  if (t == nullptr) [[unlikely]] t = &detail::this_thread_counter();
+  std::atomic<std::uint64_t>& c = t->bytes;
   c.store(c.load(std::memory_order_relaxed) + bytes, std::memory_order_relaxed);
 }
 inline void add_host_persist(std::uint64_t bytes) { detail::host_bytes.fetch_add(bytes, std::memory_order_relaxed); }
