@@ -109,7 +109,10 @@ checkpoint checkpoint::create(const fs::path& path, std::uint64_t bytes, std::ui
   const std::uint64_t pool_bytes = format::header_bytes + 2 * format::table_bytes_for(table_capacity) +
                                    L::align_up(meta, region_alignment) + groups * 2 * stride;
 
-  auto s = std::make_unique<state>(pool::create(path, pool_bytes, {.mode = mode, .table_capacity = table_capacity}));
+  // Saves on a device write the copies through the file: its blocks are
+  // written at create so those saves' syncs find no reserved blocks.
+  auto s = std::make_unique<state>(
+      pool::create(path, pool_bytes, {.mode = mode, .table_capacity = table_capacity, .write_blocks = true}));
   for (std::uint32_t g = 0; g < groups; ++g) s->data.push_back(s->file.create_region(L::data_region(g), 2 * stride));
   // The metadata region comes last and its header is checksummed: a crash
   // during create leaves a file that open rejects, never a half checkpoint.

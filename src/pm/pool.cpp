@@ -12,6 +12,7 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "format.hpp"
 #include "mapping.hpp"
@@ -72,6 +73,18 @@ struct pool::state {
 };
 
 namespace {
+// Writes `size` zero bytes at the start of fd; 0, or the errno that stopped it.
+int write_zeros(int fd, std::uint64_t size) {
+  const std::vector<char> zeros(std::size_t(1) << 20, 0);
+  for (std::uint64_t at = 0; at < size;) {
+    const ssize_t n = ::pwrite(fd, zeros.data(), std::min<std::uint64_t>(zeros.size(), size - at), off_t(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    at += std::uint64_t(n);
+  }
+  return 0;
+}
+
 
 [[noreturn]] void fail(errc code, const std::string& what) { throw pm_error(code, what); }
 
@@ -180,11 +193,13 @@ pool pool::create(const fs::path& path, std::uint64_t size, pool_options options
   const fs::path tmp = path.string() + fmt::format(".creating.{}", ::getpid());
   const int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL, 0644);
   if (fd < 0) fail(errc::io, fmt::format("{}: cannot create: {}", path.string(), std::strerror(errno)));
-  const int alloc = ::posix_fallocate(fd, 0, off_t(size));
+  int alloc = ::posix_fallocate(fd, 0, off_t(size));
+  if (alloc == 0 && options.write_blocks) alloc = write_zeros(fd, size);
   ::close(fd);
   if (alloc != 0) {
     fs::remove(tmp, ec);
-    fail(errc::io, fmt::format("{}: cannot reserve {} bytes: {}", path.string(), size, std::strerror(alloc)));
+    fail(errc::io, fmt::format("{}: cannot {} {} bytes: {}", path.string(),
+                               options.write_blocks ? "reserve and write" : "reserve", size, std::strerror(alloc)));
   }
   try {
     auto s = std::make_unique<state>();

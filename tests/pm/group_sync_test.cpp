@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <linux/magic.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -34,6 +37,25 @@ std::vector<std::uint64_t> file_words(const std::filesystem::path& path, std::ui
   EXPECT_EQ(::pread(fd, out.data(), n * 8, off_t(offset)), ssize_t(n * 8));
   ::close(fd);
   return out;
+}
+
+// Extents of the file that are reserved but unwritten; -1 where the file
+// system cannot say (no FIEMAP).
+int unwritten_extents(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  constexpr unsigned max_extents = 256;
+  std::vector<std::byte> buf(sizeof(fiemap) + max_extents * sizeof(fiemap_extent));
+  auto* m = reinterpret_cast<fiemap*>(buf.data());
+  m->fm_length = FIEMAP_MAX_OFFSET;
+  m->fm_flags = FIEMAP_FLAG_SYNC;
+  m->fm_extent_count = max_extents;
+  const int rc = ::ioctl(fd, FS_IOC_FIEMAP, m);
+  ::close(fd);
+  if (rc != 0) return -1;
+  int n = 0;
+  for (unsigned i = 0; i < m->fm_mapped_extents; ++i) n += (m->fm_extents[i].fe_flags & FIEMAP_EXTENT_UNWRITTEN) != 0;
+  return n;
 }
 
 // Thread i stores word i * 64 (a line and page pattern with gaps), then
@@ -118,6 +140,21 @@ TEST(GroupSync, CheckpointSaveOnADeviceSyncsOnceAfterTheCopy) {
   for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], i * 3) << i;
   for (std::size_t i = 0; i < b.size(); ++i) ASSERT_EQ(b[i], ~i) << i;
   EXPECT_EQ(cp.epoch(0), 1u);
+}
+
+// A checkpoint's pool is created with its blocks written (its saves sync
+// them through the file); a plain pool's are only reserved.
+TEST(GroupSync, ACheckpointPoolHasNoUnwrittenBlocks) {
+  scratch_dir dir;
+  if (in_memory(dir.path())) GTEST_SKIP() << "the temporary directory is in memory: no blocks to write";
+  const auto plain = dir.path() / "plain.pool";
+  { pm::pool p = pm::pool::create(plain, 4 << 20, {.mode = pm::durability::msync}); }
+  const int reserved = unwritten_extents(plain);
+  if (reserved <= 0) GTEST_SKIP() << "this file system reports no unwritten extents (FIEMAP): nothing to compare";
+  { pm::pool p = pm::pool::create(dir.path() / "written.pool", 4 << 20, {.mode = pm::durability::msync, .write_blocks = true}); }
+  EXPECT_EQ(unwritten_extents(dir.path() / "written.pool"), 0);
+  { auto cp = pm::checkpoint::create(dir.path() / "c.cp", 1 << 20, 2, 2, pm::durability::msync); }
+  EXPECT_EQ(unwritten_extents(dir.path() / "c.cp"), 0);
 }
 
 }  // namespace

@@ -33,6 +33,12 @@ durability durability_from_string(std::string_view s);  // throws pm_error(bad_a
 struct pool_options {
   durability mode = durability::pmem;
   std::uint32_t table_capacity = 256;  // regions the namespace can hold (create only)
+  // Write every block of the new file (zeros) instead of only reserving
+  // them: for files later written through the file and synced, such as a
+  // checkpoint's copies, whose fdatasync on ext4 costs about 1.5x as much
+  // over reserved (unwritten) blocks (docs/benchmarks.md). Costs one write
+  // of the whole file at create.
+  bool write_blocks = false;
 };
 
 struct region_info {
