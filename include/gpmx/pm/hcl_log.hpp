@@ -31,10 +31,13 @@ struct hcl_view {
   GPMX_HD std::uint64_t slot(std::uint64_t block, std::uint32_t rank) const {
     return block * warps_per_block() * 32 + rank;
   }
+  // Word j of the stream of slot s: slot(block, rank) = warp * 32 + lane.
+  GPMX_HD std::uint32_t* slot_word(std::uint64_t s, std::uint32_t j) const {
+    return data + ((s / 32) * capacity_words + j) * 32 + s % 32;
+  }
   // Word j of the stream of (block, rank).
   GPMX_HD std::uint32_t* word(std::uint64_t block, std::uint32_t rank, std::uint32_t j) const {
-    const std::uint64_t warp = block * warps_per_block() + rank / 32;
-    return data + (warp * capacity_words + j) * 32 + rank % 32;
+    return slot_word(slot(block, rank), j);
   }
 
   template <class Ctx>
@@ -115,10 +118,6 @@ struct hcl_view {
     const std::uint32_t tail = tails[s];
     if (tail > capacity_words) detail::log_fail(errc::corrupt_value, "HCL", "a tail holds {} words, past the slot's {}", tail, capacity_words);
     return tail;
-  }
-  // Word j of slot s: slot(block, rank) = warp * 32 + lane.
-  GPMX_HD std::uint32_t* slot_word(std::uint64_t s, std::uint32_t j) const {
-    return data + ((s / 32) * capacity_words + j) * 32 + s % 32;
   }
   // A slot of the geometry: inside it and not a padding lane of a block
   // whose thread count is not a multiple of 32.
