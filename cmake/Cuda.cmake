@@ -8,16 +8,15 @@ if(NOT GPMX_CUDA STREQUAL "OFF")
       set(CMAKE_CUDA_ARCHITECTURES 80 90)
     endif()
     enable_language(CUDA)
-    # CMake 3.25 predates nvcc 13 and does not know its C++20 flag.
-    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
-    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    include(${CMAKE_CURRENT_LIST_DIR}/gpmxCudaStandard.cmake)
+    if(NOT PROJECT_IS_TOP_LEVEL)
+      # The project that added gpmx compiles gpmx's headers with nvcc too.
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "${CMAKE_CUDA20_STANDARD_COMPILE_OPTION}" PARENT_SCOPE)
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "${CMAKE_CUDA20_EXTENSION_COMPILE_OPTION}" PARENT_SCOPE)
+    endif()
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
-    # nvcc's front end cannot evaluate fmt 9's compile-time format checks, and
-    # fmt turns its constexpr off under nvcc, which g++ then rejects in C++20;
-    # g++ checks the same format strings in the CPU-only objects.
-    add_compile_options("$<$<COMPILE_LANGUAGE:CUDA>:-DFMT_CONSTEVAL=;-DFMT_USE_CONSTEXPR=1>")
     set(GPMX_HAVE_CUDA ON)
     message(STATUS "gpmx: CUDA build on (${CMAKE_CUDA_COMPILER}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
   elseif(GPMX_CUDA STREQUAL "ON")
@@ -26,3 +25,22 @@ if(NOT GPMX_CUDA STREQUAL "OFF")
     message(STATUS "gpmx: nvcc not found, CUDA build off")
   endif()
 endif()
+
+# gpmx::cuda: what a translation unit that nvcc compiles needs to use gpmx's
+# kernels and headers (gpmx's own CUDA objects and a user's alike).
+#  - fmt 9's compile-time format checks: nvcc's front end cannot evaluate
+#    them, and fmt turns its constexpr off under nvcc, which g++ then rejects
+#    in C++20; g++ checks the same format strings in the CPU-only objects.
+#  - C++20 (CMAKE_CUDA_STANDARD 20, set by the user: CMake 3.25 has no
+#    cuda_std_20 feature for nvcc 13; gpmxCudaStandard.cmake gives the flag).
+#  - --expt-relaxed-constexpr: the headers' constexpr helpers run on both sides.
+#  - 20011, 20014: a GPMX_HD kernel instantiated with the cpu thread context
+#    calls host functions; that instantiation only ever runs on the host.
+function(gpmx_add_cuda_interface)
+  add_library(gpmx_cuda INTERFACE)
+  set_target_properties(gpmx_cuda PROPERTIES EXPORT_NAME cuda)
+  target_compile_options(gpmx_cuda INTERFACE
+    "$<$<COMPILE_LANGUAGE:CUDA>:-DFMT_CONSTEVAL=;-DFMT_USE_CONSTEXPR=1;--expt-relaxed-constexpr;-diag-suppress=20011,20014>")
+  target_link_libraries(gpmx_cuda INTERFACE gpmx::exec CUDA::cudart)
+  add_library(gpmx::cuda ALIAS gpmx_cuda)
+endfunction()

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# gpmx as another project uses it (README "Use gpmx in your project"):
+#   1. configure gpmx with only the libraries on, build, install to a prefix;
+#   2. every installed header compiles alone against the prefix;
+#   3. examples/journal builds against the prefix alone (find_package), runs,
+#      and the crash checker finds no failure;
+#   4. the same example with its record persist deleted (a one-line change)
+#      builds, and the checker finds the failure;
+#   5. examples/journal builds with pkg-config's flags alone, and runs.
+# usage: install_test.sh SOURCE_DIR WORK_DIR [CUDA_COMPILER]
+# CUDA_COMPILER (nvcc's path, or empty): the CUDA build of gpmx and of the
+# example, as in the build tree that runs this test.
+set -euo pipefail
+src=$1
+work=$2
+nvcc=${3:-}
+fail() { echo "install test: FAILED: $*" >&2; exit 1; }
+step() { echo; echo "== install test: $* ($(date +%T))"; }
+
+rm -rf "$work"
+mkdir -p "$work"
+prefix=$work/prefix
+cuda_args=(-DGPMX_CUDA=OFF)
+if [[ -n $nvcc ]]; then
+  # One architecture: this test is about packaging, not about device code.
+  cuda_args=(-DGPMX_CUDA=ON -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=80)
+fi
+example_cuda=(-DCMAKE_CUDA_ARCHITECTURES=80)
+[[ -n $nvcc ]] && example_cuda+=(-DCMAKE_CUDA_COMPILER="$nvcc")
+
+step "gpmx, libraries only"
+cmake -S "$src" -B "$work/gpmx-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DGPMX_BUILD_TESTS=OFF -DGPMX_BUILD_TOOLS=OFF -DGPMX_BUILD_APPS=OFF -DGPMX_BUILD_BENCH=OFF -DGPMX_INSTALL=ON \
+  "${cuda_args[@]}" > "$work/gpmx-configure.log" || { cat "$work/gpmx-configure.log"; fail "configuring gpmx"; }
+grep -q "GPMX_BUILD_TESTS:BOOL=OFF" "$work/gpmx-build/CMakeCache.txt" || fail "GPMX_BUILD_TESTS did not stay off"
+if grep -q "GTest_DIR\|CLI11_DIR" "$work/gpmx-build/CMakeCache.txt"; then
+  fail "a libraries-only configure looked for the test or command-line libraries"
+fi
+cmake --build "$work/gpmx-build" -j2
+[[ ! -e $work/gpmx-build/bin/gpmx ]] || fail "a libraries-only build built the gpmx program"
+cmake --install "$work/gpmx-build" --prefix "$prefix" > "$work/install.log"
+for f in lib/cmake/gpmx/gpmxConfig.cmake lib/cmake/gpmx/gpmxConfigVersion.cmake lib/pkgconfig/gpmx.pc \
+         include/gpmx/version.hpp include/gpmx/exec/launch_target.hpp lib/libgpmx_exec.a share/doc/gpmx/LICENSE; do
+  [[ -e $prefix/$f ]] || fail "$f was not installed"
+done
+if grep -rlF "$src" "$prefix/lib/cmake" "$prefix/lib/pkgconfig"; then
+  fail "the installed package files name gpmx's source tree"
+fi
+if grep -rlF "$work/gpmx-build" "$prefix/lib/cmake" "$prefix/lib/pkgconfig"; then
+  fail "the installed package files name gpmx's build tree"
+fi
+# The build tree goes: the example must find everything in the prefix.
+rm -rf "$work/gpmx-build"
+
+step "installed headers, each on its own"
+cmake -S "$src/tests/install/headers" -B "$work/headers" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+  "${example_cuda[@]}" > "$work/headers-configure.log" || { cat "$work/headers-configure.log"; fail "configuring the header check"; }
+cmake --build "$work/headers" -j2 > "$work/headers-build.log" || { tail -40 "$work/headers-build.log"; fail "an installed header does not compile on its own"; }
+
+build_example() {  # SOURCE BUILD
+  cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" "${example_cuda[@]}" \
+    > "$2.configure.log" || { cat "$2.configure.log"; fail "configuring the example in $1"; }
+  cmake --build "$2" -j2
+}
+
+step "the example against the prefix"
+cp -r "$src/examples/journal" "$work/journal"
+build_example "$work/journal" "$work/journal-build"
+if [[ -n $nvcc ]]; then
+  [[ -x $work/journal-build/journal_cuda ]] || fail "nvcc is present but the example's CUDA build was not made"
+fi
+"$work/journal-build/journal" --dir "$work/run" | tee "$work/journal.out" || fail "the example failed (above)"
+grep -q "run on the cpu executor: verified" "$work/journal.out" || fail "the example's run did not verify"
+grep -q "crash check under sbrp: .* images, 0 failed" "$work/journal.out" || fail "the example's crash check did not run clean"
+
+step "the example with its record persist dropped"
+cp -r "$src/examples/journal" "$work/journal-bug"
+marker="the record is durable before its commit"
+grep -q "$marker" "$work/journal-bug/journal_kernel.hpp" || fail "the example's persist line ('$marker') is gone"
+sed -i "/$marker/d" "$work/journal-bug/journal_kernel.hpp"
+cmake -S "$work/journal-bug" -B "$work/journal-bug-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix" "${example_cuda[@]}" > /dev/null
+cmake --build "$work/journal-bug-build" -j2 --target journal
+set +e
+"$work/journal-bug-build/journal" --dir "$work/run-bug" > "$work/journal-bug.out"
+rc=$?
+set -e
+cat "$work/journal-bug.out"
+[[ $rc -eq 1 ]] || fail "without its persist the example exited $rc, not 1"
+grep -q "failure: .*journal_kernel.hpp" "$work/journal-bug.out" || fail "the checker did not name the kernel's stores"
+
+step "the example with pkg-config's flags"
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+flags=$(pkg-config --cflags --libs gpmx) || fail "pkg-config does not know gpmx"
+g++ -O1 "$src/examples/journal/main.cpp" "$src/examples/journal/journal_program.cpp" $flags -o "$work/journal-pc"
+"$work/journal-pc" --dir "$work/run-pc" > "$work/journal-pc.out" || { cat "$work/journal-pc.out"; fail "the pkg-config build failed"; }
+
+rm -rf "$work"
+echo "install test: passed"
