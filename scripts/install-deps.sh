@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
   libboost-context-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libpmem-dev
   librocksdb-dev

@@ -7,6 +7,8 @@
 #   4. the same example with its record persist deleted (a one-line change)
 #      builds, and the checker finds the failure;
 #   5. examples/journal builds with pkg-config's flags alone, and runs.
+# (and first: the executor alone configures without libpmem or the test
+# libraries).
 # usage: install_test.sh SOURCE_DIR WORK_DIR [CUDA_COMPILER]
 # CUDA_COMPILER (nvcc's path, or empty): the CUDA build of gpmx and of the
 # example, as in the build tree that runs this test.
@@ -27,6 +29,16 @@ if [[ -n $nvcc ]]; then
 fi
 example_cuda=(-DCMAKE_CUDA_ARCHITECTURES=80)
 [[ -n $nvcc ]] && example_cuda+=(-DCMAKE_CUDA_COMPILER="$nvcc")
+
+step "gpmx's executor alone: configure only"
+# A project that wants the executor needs neither libpmem nor the test,
+# command-line or benchmark libraries.
+cmake -S "$src" -B "$work/exec-only" -G Ninja -DGPMX_BUILD_TESTS=OFF -DGPMX_BUILD_TOOLS=OFF -DGPMX_BUILD_APPS=OFF \
+  -DGPMX_BUILD_BENCH=OFF -DGPMX_PM=OFF -DGPMX_CUDA=OFF > "$work/exec-only.log" || { cat "$work/exec-only.log"; fail "configuring the executor alone"; }
+if grep -q "LIBPMEM\|GTest_DIR\|CLI11_DIR\|benchmark_DIR" "$work/exec-only/CMakeCache.txt"; then
+  fail "configuring the executor alone looked for libpmem or a test, command-line or benchmark library"
+fi
+rm -rf "$work/exec-only"
 
 step "gpmx, libraries only"
 cmake -S "$src" -B "$work/gpmx-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \

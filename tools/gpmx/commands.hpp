@@ -38,6 +38,8 @@ void register_check(CLI::App& app);
 void register_list(CLI::App& app);
 // Adds `gpmx sim` (the timed mode) to app.
 void register_sim(CLI::App& app);
+// Adds `gpmx report` (figures from JSON results) to app.
+void register_report(CLI::App& app);
 // Adds `gpmx sim figure N` (SBRP's figures in the timed mode) to the sim command.
 void register_sim_figure(CLI::App& sim);
 

@@ -8,6 +8,7 @@
 #include "option_checks.hpp"
 #include "gpmx/support/error.hpp"
 #include "gpmx/support/interrupt_cleanup.hpp"
+#include "gpmx/version.hpp"
 
 namespace {
 
@@ -34,6 +35,8 @@ int main(int argc, char** argv) {
   register_demo(app);
   register_bench(app);
   register_litmus(app);
+  register_report(app);
+  app.set_version_flag("--version", std::string("gpmx ") + gpmx::version_string);
   refuse_negative_and_overflowing_numbers(app);
   if (const std::string unknown = unknown_subcommand(app, argc, argv); !unknown.empty()) {
     fmt::print(stderr, "gpmx: error: {}\n", unknown);
