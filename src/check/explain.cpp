@@ -40,8 +40,8 @@ std::string pool_offset(const trace::trace& t, std::uint64_t address) {
 }  // namespace
 
 // Host stores and a kernel's unviewed stores have no line of their own: the
-// recorder found them at a host persist (file:line), a launch (line 0, the
-// kernel's name) or a kernel's end.
+// recorder found them at a host persist (file:line), a launch (the kernel's
+// name, and the launch's file:line where the trace has it) or a kernel's end.
 std::string event_site(const trace::trace& t, std::uint64_t i) {
   const trace::event& e = t.events[i];
   std::string_view file = t.text_of(e);
@@ -53,7 +53,11 @@ std::string event_site(const trace::trace& t, std::uint64_t i) {
     if (e.line != 0) return concat({store, "the persist at ", file, ":", std::to_string(e.line), index});
     // Not at a persist: at a launch (the text is the kernel's name), an unmapping or the recording's end.
     if (file.starts_with("the ")) return concat({store, file, index});
-    return concat({store, "the launch of '", file, "'", index});
+    // The launch's own event follows the host stores found at it.
+    std::uint64_t launch = i + 1;
+    while (launch < t.events.size() && t.events[launch].kind != event_kind::kernel_begin) ++launch;
+    const std::string site = launch < t.events.size() ? t.launch_site(t.events[launch]) : std::string();
+    return concat({store, "the launch of '", file, "'", site.empty() ? "" : " at ", site, index});
   }
   if (e.kind == event_kind::pm_write && e.block == trace::unviewed_block)
     return concat({"a store kernel '", file, "' made without a PM view", index});

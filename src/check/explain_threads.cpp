@@ -31,8 +31,10 @@ void unpersisted_host_stores(const trace::trace& t, const persist_order& order, 
     missing_order m;
     m.persisted_event = ke;
     m.lost_event = e;
+    const std::string site = t.launch_site(t.events[launch]);
     m.message = concat({store_phrase(t, e), " was never persisted before kernel '", t.text_of(t.events[launch]),
-                        "' was launched (event #", std::to_string(launch), "), while ", store_phrase(t, ke),
+                        "' was launched", site.empty() ? "" : " at ", site, " (event #", std::to_string(launch),
+                        "), while ", store_phrase(t, ke),
                         " persisted: a pool::persist or region::persist of the host's store before that launch is "
                         "missing"});
     out.push_back(std::move(m));

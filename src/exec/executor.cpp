@@ -136,7 +136,7 @@ void executor::run(const launch_config& cfg, detail::thread_loop_fn loop, void* 
     L.observed_spaces = timed ? all_spaces : obs->observed_spaces();
     L.scheduling_spaces = timed ? all_spaces
                           : is_deterministic(impl_->options.policy) ? obs->scheduling_spaces() : 0;
-    obs->kernel_begin(cfg.name, cfg.grid, cfg.block);
+    obs->kernel_begin(cfg.name, cfg.grid, cfg.block, cfg.site);
   }
 
   L.agents = impl_->agents;

@@ -21,9 +21,9 @@ detail::barrier_result thread_ctx::barrier(std::uint32_t pred, const source_loc&
 }
 
 std::uint64_t thread_ctx::warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg,
-                               int width) {
-  if (obs_) obs_->warp_collective(coords(), op, mask);
-  if (b_->timed) timed_point(timed_kind::warp_collective, scope::block, std::uint8_t(op), nullptr, 0, source_loc::current());
+                               int width, const source_loc& loc) {
+  if (obs_) obs_->warp_collective(coords(), op, mask, loc);
+  if (b_->timed) timed_point(timed_kind::warp_collective, scope::block, std::uint8_t(op), nullptr, 0, loc);
   prepare_to_wait();
   return b_->scheduler->warp_collective(*this, op, mask, value, arg, width);
 }

@@ -19,7 +19,9 @@ std::string operands(const trace& t, const event& e) {
   switch (e.kind) {
     case event_kind::kernel_begin: {
       const dim3 g = kernel_grid(e), b = kernel_block(e);
-      return fmt::format(" '{}' grid ({},{},{}) block ({},{},{})", t.text_of(e), g.x, g.y, g.z, b.x, b.y, b.z);
+      const std::string site = t.launch_site(e);
+      return fmt::format(" '{}' grid ({},{},{}) block ({},{},{}){}{}", t.text_of(e), g.x, g.y, g.z, b.x, b.y, b.z,
+                         site.empty() ? "" : " at ", site);
     }
     case event_kind::pm_write:
       return fmt::format(" {:#x} {}B = {}", e.address, e.bytes, hex_bytes(e));

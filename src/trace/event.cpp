@@ -1,6 +1,9 @@
 // Names of event kinds and atomic operations, and the kernel shape packing.
 #include "gpmx/trace/event.hpp"
 
+#include <string>
+#include <string_view>
+
 #include <cstring>
 
 namespace gpmx::trace {
@@ -66,6 +69,13 @@ dim3 kernel_block(const event& e) { return dims_at(e, 3); }
 const std::string& trace::text_of(const event& e) const {
   static const std::string none;
   return e.text < strings.size() ? strings[e.text] : none;
+}
+
+std::string trace::launch_site(const event& e) const {
+  if (e.kind != event_kind::kernel_begin || e.line == 0 || e.value >= strings.size()) return {};
+  std::string_view file = strings[e.value];
+  if (const auto slash = file.find_last_of('/'); slash != std::string_view::npos) file.remove_prefix(slash + 1);
+  return std::string(file) + ":" + std::to_string(e.line);
 }
 
 }  // namespace gpmx::trace

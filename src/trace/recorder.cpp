@@ -7,7 +7,7 @@
 
 namespace gpmx::trace {
 
-void recorder::kernel_begin(std::string_view name, dim3 grid, dim3 block) {
+void recorder::kernel_begin(std::string_view name, dim3 grid, dim3 block, const source_loc& site) {
   event host;
   host.launch = host_launch;
   host.text = intern(name);  // host stores found here were made before this launch (line 0)
@@ -19,6 +19,8 @@ void recorder::kernel_begin(std::string_view name, dim3 grid, dim3 block) {
   e.kind = event_kind::kernel_begin;
   e.launch = launches_;
   e.text = intern(name);
+  e.line = site.line();  // the launch's site: line here, file in value (event.hpp)
+  e.value = site.line() != 0 ? intern_file(site.file_name()) : no_string;
   set_kernel_dims(e, grid, block);
   trace_.events.push_back(e);
 }

@@ -72,13 +72,12 @@ void recorder::barrier(const thread_coords& who, const source_loc& loc) {
   append(e, who, loc);
 }
 
-// The observer gives no source location for warp collectives: line 0.
-void recorder::warp_collective(const thread_coords& who, warp_op op, std::uint32_t mask) {
+void recorder::warp_collective(const thread_coords& who, warp_op op, std::uint32_t mask, const source_loc& loc) {
   event e;
   e.kind = event_kind::warp_collective;
   e.value = mask;
   e.result = std::uint64_t(op);
-  append(e, who, source_loc{});
+  append(e, who, loc);
 }
 
 void recorder::agent_step(std::string_view agent) {

@@ -32,7 +32,7 @@ class traffic_counter final : public observer {
     counts[unsigned(s)][unsigned(k)] += 1;
     bytes_of[unsigned(s)][unsigned(k)] += bytes;
   }
-  void kernel_begin(std::string_view name, dim3, dim3) override { kernels.emplace_back(name); }
+  void kernel_begin(std::string_view name, dim3, dim3, const source_loc&) override { kernels.emplace_back(name); }
   std::uint64_t count(mem_space s, access_kind k) const { return counts[unsigned(s)][unsigned(k)]; }
   std::uint64_t bytes(mem_space s, access_kind k) const { return bytes_of[unsigned(s)][unsigned(k)]; }
   void reset() { *this = traffic_counter(); }

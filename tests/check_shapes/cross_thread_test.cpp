@@ -93,6 +93,9 @@ TEST(CrossThreadPersist, AWarpHandOffIsNamedUnderEpochAndOrdersOtherLanesUnderSb
       const bool named = f.cause.find("(warp_collective): a gpm_persist or dfence in block 0 warp 0 lane") !=
                          std::string::npos;
       handoff = handoff || named;
+      if (named) {  // the syncwarp is named by its line
+        EXPECT_NE(f.cause.find("the hand-off at cross_thread_test.cpp:"), std::string::npos) << f.cause;
+      }
       if (m == check::persist_model::sbrp) {
         EXPECT_NE(f.cause.find("before it in the same thread did not"), std::string::npos) << f.cause;
       }

@@ -59,7 +59,8 @@ TEST(HostPersist, TheUnpersistedHostStoreIsNamedWithTheMissingPersist) {
     const check::check_failure& f = r.failures.front();
     RecordProperty("cause", f.cause);  // the report as a user sees it, in the XML output
     EXPECT_NE(f.cause.find("the host store to shape.pool+0x"), std::string::npos) << f.cause;
-    EXPECT_NE(f.cause.find("found at the launch of 'scale'"), std::string::npos) << f.cause;
+    EXPECT_NE(f.cause.find("found at the launch of 'scale' at host_persist_test.cpp:"), std::string::npos) << f.cause;
+    EXPECT_NE(f.cause.find("' was launched at host_persist_test.cpp:"), std::string::npos) << f.cause;
     EXPECT_NE(f.cause.find("a pool::persist or region::persist of the host's store before that launch is missing"),
               std::string::npos)
         << f.cause;

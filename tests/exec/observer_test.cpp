@@ -22,7 +22,7 @@ class counting_observer final : public observer {
   explicit counting_observer(std::uint8_t spaces = all_spaces) : spaces_(spaces) {}
   std::uint8_t observed_spaces() const override { return spaces_; }
   bool thread_safe() const override { return true; }
-  void kernel_begin(std::string_view, dim3, dim3) override { ++begins; }
+  void kernel_begin(std::string_view, dim3, dim3, const source_loc&) override { ++begins; }
   void kernel_end(std::string_view) override { ++ends; }
   void access(const thread_coords&, mem_space s, access_kind k, const void*, std::size_t bytes,
               const source_loc&) override {
@@ -30,7 +30,7 @@ class counting_observer final : public observer {
     bytes_seen += bytes;
   }
   void barrier(const thread_coords&, const source_loc&) override { ++barriers; }
-  void warp_collective(const thread_coords&, warp_op op, std::uint32_t) override {
+  void warp_collective(const thread_coords&, warp_op op, std::uint32_t, const source_loc&) override {
     if (op == warp_op::shfl_down) ++shuffles;
   }
   void atomic(const thread_coords&, atomic_op op, scope, const void*, std::size_t, std::uint64_t,

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gpmx/exec/dim3.hpp"
+#include "gpmx/exec/source_loc.hpp"
 
 namespace gpmx {
 
@@ -21,6 +22,10 @@ struct launch_config {
   dim3 block;
   std::size_t dynamic_shared_bytes = 0;
   std::string name = "kernel";  // used in every error about this launch
+  // Where the launch was written: a default member initializer takes the
+  // place of the braces that make the config (`ex.launch({grid, block, 0,
+  // "name"}, ...)`), so the trace can name the line of a launch.
+  source_loc site = source_loc::current();
 };
 
 // Throws config_error naming the first value CUDA would reject.

@@ -66,7 +66,7 @@ class observer {
   virtual bool thread_safe() const { return false; }
 
   // --- launches ---
-  virtual void kernel_begin(std::string_view /*name*/, dim3 /*grid*/, dim3 /*block*/) {}
+  virtual void kernel_begin(std::string_view /*name*/, dim3 /*grid*/, dim3 /*block*/, const source_loc& /*site*/) {}
   // After every thread ended; not called for a failed launch.
   virtual void kernel_end(std::string_view /*name*/) {}
 
@@ -87,7 +87,7 @@ class observer {
   // A thread's arrival at the block barrier, before it waits.
   virtual void barrier(const thread_coords&, const source_loc&) {}
   // A lane's arrival at a warp collective, before it waits.
-  virtual void warp_collective(const thread_coords&, warp_op, std::uint32_t /*mask*/) {}
+  virtual void warp_collective(const thread_coords&, warp_op, std::uint32_t /*mask*/, const source_loc&) {}
 
   // --- the scheduler (deterministic schedule) ---
   // Block `block` ran runnable fiber `picked` of `choices`; picked ==

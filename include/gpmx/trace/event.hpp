@@ -57,11 +57,11 @@ struct event {
   std::uint64_t po = 0;             // the thread's program-order index, from 0 per launch
   std::uint64_t address = 0;        // pm_write, pm_read: the data; prel, pacq, atomic: the flag
   std::uint64_t bytes = 0;          // size of the access
-  std::uint64_t value = 0;          // prel: released; pacq: read; atomic: operand
+  std::uint64_t value = 0;          // prel: released; pacq: read; atomic: operand; kernel_begin: the launch's file (a string)
   std::uint64_t result = 0;         // atomic: the old value it returned
   std::uint64_t reads_from = no_event;  // pacq: index of the prel it read from
   std::uint32_t text = no_string;   // file name, or the kernel's name for kernel events
-  std::uint32_t line = 0;
+  std::uint32_t line = 0;           // kernel_begin: the line of the launch (0: not known)
   // pm_write: the first value_bytes bytes written; kernel_begin: grid and block (see kernel_dims).
   std::array<std::uint8_t, max_value_bytes> data{};
 
@@ -95,6 +95,8 @@ struct trace {
 
   // The string an event names, or "" when it names none.
   const std::string& text_of(const event& e) const;
+  // A kernel_begin's launch site, "file:line" (file name only), or empty when not recorded.
+  std::string launch_site(const event& e) const;
   bool operator==(const trace&) const = default;
 };
 

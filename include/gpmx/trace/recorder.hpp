@@ -23,7 +23,7 @@ class recorder final : public observer {
   // PM accesses only; they, the persistency operations, flags and atomics
   // are the trace schedule's scheduling points.
   std::uint8_t observed_spaces() const override { return space_bit(mem_space::pm); }
-  void kernel_begin(std::string_view name, dim3 grid, dim3 block) override;
+  void kernel_begin(std::string_view name, dim3 grid, dim3 block, const source_loc& site) override;
   void kernel_end(std::string_view name) override;
   void access(const thread_coords& who, mem_space s, access_kind k, const void* p, std::size_t bytes,
               const source_loc& loc) override;
@@ -35,7 +35,7 @@ class recorder final : public observer {
   void atomic(const thread_coords& who, atomic_op op, scope s, const void* p, std::size_t bytes,
               std::uint64_t operand, std::uint64_t result, const source_loc& loc) override;
   void barrier(const thread_coords& who, const source_loc& loc) override;
-  void warp_collective(const thread_coords& who, warp_op op, std::uint32_t mask) override;
+  void warp_collective(const thread_coords& who, warp_op op, std::uint32_t mask, const source_loc& loc) override;
   void agent_step(std::string_view agent) override;
   void pool_mapped(const void* base, std::uint64_t length, std::string_view path) override {
     watch_pool(base, length, path);

@@ -104,31 +104,38 @@ class thread_ctx {
   }
 
   // --- warp operations; the caller must be in mask, as in CUDA ---
-  void syncwarp(std::uint32_t mask = full_mask) { warp(detail::warp_op::syncwarp, mask, 0, 0, 32); }
-  std::uint32_t ballot(std::uint32_t mask, int pred) {
-    return std::uint32_t(warp(detail::warp_op::ballot, mask, pred != 0, 0, 32));
+  void syncwarp(std::uint32_t mask = full_mask, source_loc loc = source_loc::current()) {
+    warp(detail::warp_op::syncwarp, mask, 0, 0, 32, loc);
   }
-  bool any(std::uint32_t mask, int pred) { return warp(detail::warp_op::any, mask, pred != 0, 0, 32) != 0; }
-  bool all(std::uint32_t mask, int pred) { return warp(detail::warp_op::all, mask, pred != 0, 0, 32) != 0; }
-  template <class T>
-  std::uint32_t match_any(std::uint32_t mask, T value) {
-    return std::uint32_t(warp(detail::warp_op::match_any, mask, bits_of(value), 0, 32));
+  // Each takes where it was written, for the trace (as barriers do).
+  std::uint32_t ballot(std::uint32_t mask, int pred, source_loc loc = source_loc::current()) {
+    return std::uint32_t(warp(detail::warp_op::ballot, mask, pred != 0, 0, 32, loc));
   }
-  template <class T>
-  T shfl(std::uint32_t mask, T v, int src_lane, int width = 32) {
-    return from_bits<T>(warp(detail::warp_op::shfl, mask, bits_of(v), src_lane, width));
+  bool any(std::uint32_t mask, int pred, source_loc loc = source_loc::current()) {
+    return warp(detail::warp_op::any, mask, pred != 0, 0, 32, loc) != 0;
   }
-  template <class T>
-  T shfl_up(std::uint32_t mask, T v, unsigned delta, int width = 32) {
-    return from_bits<T>(warp(detail::warp_op::shfl_up, mask, bits_of(v), int(delta), width));
+  bool all(std::uint32_t mask, int pred, source_loc loc = source_loc::current()) {
+    return warp(detail::warp_op::all, mask, pred != 0, 0, 32, loc) != 0;
   }
   template <class T>
-  T shfl_down(std::uint32_t mask, T v, unsigned delta, int width = 32) {
-    return from_bits<T>(warp(detail::warp_op::shfl_down, mask, bits_of(v), int(delta), width));
+  std::uint32_t match_any(std::uint32_t mask, T value, source_loc loc = source_loc::current()) {
+    return std::uint32_t(warp(detail::warp_op::match_any, mask, bits_of(value), 0, 32, loc));
   }
   template <class T>
-  T shfl_xor(std::uint32_t mask, T v, int lane_mask, int width = 32) {
-    return from_bits<T>(warp(detail::warp_op::shfl_xor, mask, bits_of(v), lane_mask, width));
+  T shfl(std::uint32_t mask, T v, int src_lane, int width = 32, source_loc loc = source_loc::current()) {
+    return from_bits<T>(warp(detail::warp_op::shfl, mask, bits_of(v), src_lane, width, loc));
+  }
+  template <class T>
+  T shfl_up(std::uint32_t mask, T v, unsigned delta, int width = 32, source_loc loc = source_loc::current()) {
+    return from_bits<T>(warp(detail::warp_op::shfl_up, mask, bits_of(v), int(delta), width, loc));
+  }
+  template <class T>
+  T shfl_down(std::uint32_t mask, T v, unsigned delta, int width = 32, source_loc loc = source_loc::current()) {
+    return from_bits<T>(warp(detail::warp_op::shfl_down, mask, bits_of(v), int(delta), width, loc));
+  }
+  template <class T>
+  T shfl_xor(std::uint32_t mask, T v, int lane_mask, int width = 32, source_loc loc = source_loc::current()) {
+    return from_bits<T>(warp(detail::warp_op::shfl_xor, mask, bits_of(v), lane_mask, width, loc));
   }
   // Lanes of this warp that have not exited, once every lane has exited or
   // reached a point where it waits (the cpu executor does not model
@@ -450,7 +457,8 @@ class thread_ctx {
   }
 
   detail::barrier_result barrier(std::uint32_t pred, const source_loc& loc);
-  std::uint64_t warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg, int width);
+  std::uint64_t warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg, int width,
+                     const source_loc& loc);
   void spin_yield();
   void spin_begin();      // timed: forget the last spin's read
   void spin_read_once();  // timed: the read of a condition that held at once, as an operation
