@@ -122,6 +122,14 @@ def ratio(a, b):
     return a / b
 
 
+def stated_or_ratio(row, field, slower, faster):
+    """The ratio `row` states in `field`, else slower's median time over faster's (None if either is missing)."""
+    s = value(row, field, False) if row else None
+    if s is None and slower and faster:
+        s = ratio(value(slower, "median_ns"), value(faster, "median_ns"))
+    return s
+
+
 def runs_of(row):
     r = row.get("runs_ns")
     return len(r) if isinstance(r, list) else None
@@ -375,9 +383,7 @@ def parse_pm(rows, section):
         vals, table_rows = [], []
         for t in threads:
             h, c = hcl.get(t), conv.get(t)
-            s = value(c, "hcl_speedup", False) if c else None
-            if s is None and h and c:
-                s = ratio(value(c, "median_ns"), value(h, "median_ns"))
+            s = stated_or_ratio(c, "hcl_speedup", c, h)
             vals.append(s)
             table_rows.append([fmt_int(t),
                                fmt(value(h, "inserts_per_s", False)) if h else "missing",
@@ -400,9 +406,7 @@ def parse_pm(rows, section):
         vals, table_rows = [], []
         for p in places:
             a, b = plain.get(p), save.get(p)
-            s = value(b, "ratio_vs_plain", False) if b else None
-            if s is None and a and b:
-                s = ratio(value(a, "median_ns"), value(b, "median_ns"))
+            s = stated_or_ratio(b, "ratio_vs_plain", a, b)
             vals.append(s)
             nbytes = value(b or a, "bytes", False)
             table_rows.append([p, fmt_int(nbytes), fmt_ms(value(a, "median_ns")) if a else "missing",
