@@ -81,11 +81,19 @@ std::string fence_rule(const trace::event& kept, persist_model m) {
 
 bool same_block(const trace::event& a, const trace::event& b) { return a.launch == b.launch && a.block == b.block; }
 
+// A store kept while an earlier store of its thread was lost. For each lost
+// store the LAST such kept store is named, and the pairs are listed latest
+// kept store first: the kept stores after a lost one lie before the
+// thread's next durability point, and the last of them is the one recovery
+// most likely trusted (a commit after the data it covers); a kept store
+// next to the lost one (a mirror copy beside its primary) is usually
+// incidental.
 void same_thread_pairs(const trace::trace& t, const persist_order& order, const store_set& image, std::size_t most,
                        std::vector<missing_order>& out) {
   std::vector<std::uint64_t> last_lost;  // per thread: the latest store left out so far
-  std::set<std::pair<std::uint64_t, std::uint64_t>> reported;
-  for (std::size_t id = 0; id < order.size() && out.size() < most; ++id) {
+  std::vector<std::uint64_t> lost_in_order;
+  std::map<std::uint64_t, std::uint64_t> last_kept_after;  // lost store -> the last kept store paired with it
+  for (std::size_t id = 0; id < order.size(); ++id) {
     const granule_store& g = order.node(id);
     if (g.thread >= last_lost.size()) last_lost.resize(g.thread + 1, trace::no_event);
     if (!image.contains(id)) {
@@ -93,12 +101,22 @@ void same_thread_pairs(const trace::trace& t, const persist_order& order, const 
       continue;
     }
     const std::uint64_t s = last_lost[g.thread];
-    if (s == trace::no_event || s == g.event || !reported.insert({s, g.event}).second) continue;
+    if (s == trace::no_event || s == g.event) continue;
+    if (last_kept_after.insert_or_assign(s, g.event).second) lost_in_order.push_back(s);
+  }
+  // The pair with the latest kept store first: recovery trusts what was
+  // written last (a mirrored record's commit, not one copy's second word).
+  std::stable_sort(lost_in_order.begin(), lost_in_order.end(), [&](std::uint64_t a, std::uint64_t b) {
+    return last_kept_after.at(a) > last_kept_after.at(b);
+  });
+  for (std::uint64_t s : lost_in_order) {
+    if (out.size() >= most) break;
+    const std::uint64_t kept = last_kept_after.at(s);
     missing_order m;
-    m.persisted_event = g.event;
+    m.persisted_event = kept;
     m.lost_event = s;
-    m.message = concat({store_phrase(t, g.event), " persisted while ", store_phrase(t, s),
-                        " before it in the same thread did not: ", fence_rule(t.events[g.event], order.model())});
+    m.message = concat({store_phrase(t, kept), " persisted while ", store_phrase(t, s),
+                        " before it in the same thread did not: ", fence_rule(t.events[kept], order.model())});
     out.push_back(std::move(m));
   }
 }
