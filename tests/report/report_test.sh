@@ -47,6 +47,8 @@ expected=(
   "checkpoint.png 1000 450"
   "check_find.png 1100 700"
   "check_reports.png 1100 700"
+  "sim_figure.png 1200 450"
+  "sim_runs.png 1000 450"
 )
 
 failures=0

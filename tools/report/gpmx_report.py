@@ -14,6 +14,8 @@ tells each input's kind from its content, never from its file name:
   gpmx bench check       rows check/LABEL/STYLE, find/W/BUG/STRATEGY
   gpmx check --json      one object with a "checked" field (and strategy, images,
                          seconds, failures)
+  gpmx sim figure N      figure-N.json: an object with "figure", "series", "workloads"
+  gpmx sim W --json      an object with "simulated", "workload", "config"
 
 and draws, into DIR, bar charts normalized to each benchmark's baseline (a
 dashed line at 1.0, the baseline named in the axis label):
@@ -29,6 +31,9 @@ dashed line at 1.0, the baseline named in the axis label):
   check_find.png              images and seconds each strategy needed to find
                               each seeded bug (bench check; not normalized)
   check_reports.png           the same from gpmx check --json reports, merged
+  sim_figure.png              a timed-mode figure of SBRP's, the paper's values as ticks
+  sim_runs.png                simulated kernel time, first input's over each run's
+                              (all gpmx sim --json inputs merged)
 
 and DIR/report.md, which embeds the figures (relative links) with a caption
 and a table of the numbers under each. Several inputs of one benchmark kind
@@ -70,6 +75,8 @@ SIZES = {
     "checkpoint": (10.0, 4.5),
     "check_find": (11.0, 7.0),
     "check_reports": (11.0, 7.0),
+    "sim_figure": (12.0, 4.5),
+    "sim_runs": (10.0, 4.5),
 }
 
 PROG = "gpmx report"
@@ -181,11 +188,12 @@ def unit_from_note(note):
 
 
 class Series:
-    def __init__(self, label, values, hatched=None, color=None):
+    def __init__(self, label, values, hatched=None, color=None, marks=None):
         self.label = label
         self.values = values  # one per group; None: missing
         self.hatched = hatched or [False] * len(values)  # True: a lower bound (not found)
         self.color = color
+        self.marks = marks  # one per group or None: a reference value (the paper's) drawn as a black tick
 
 
 class Panel:
@@ -247,6 +255,8 @@ KIND_TEXT = {
     "checkpoint": "gpmx bench checkpoint",
     "bench-check": "gpmx bench check",
     "check": "gpmx check --json",
+    "sim-figure": "gpmx sim figure",
+    "sim-run": "gpmx sim --json",
 }
 
 
@@ -255,8 +265,13 @@ def detect(data):
     if isinstance(data, dict):
         if "checked" in data:
             return "check"
+        if "figure" in data and "series" in data and "workloads" in data:
+            return "sim-figure"
+        if "simulated" in data and "workload" in data and "config" in data:
+            return "sim-run"
         keys = ", ".join(sorted(str(k) for k in data)[:6])
-        raise BadInput("unknown kind: a JSON object with keys %s, not a gpmx check report" % (keys or "none"))
+        raise BadInput("unknown kind: a JSON object with keys %s, not a gpmx check report, sim figure or sim run"
+                       % (keys or "none"))
     if not isinstance(data, list):
         raise BadInput("unknown kind: a JSON %s, not gpmx benchmark rows or a check report" % type(data).__name__)
     if not data:
@@ -748,6 +763,65 @@ def parse_check_report(data):
     return group, strategy, False, images, seconds
 
 
+# ---- gpmx sim figure (the timed mode's reproduction of SBRP's figures) -----
+
+
+def parse_sim_figure(data, section):
+    groups = [str(w) for w in data["workloads"]]
+    if not isinstance(data["series"], list) or not data["series"]:
+        raise BadInput("\"series\" is not a non-empty list")
+    share = "share" in str(data.get("value", ""))
+    series, table_rows = [], []
+    for sr in data["series"]:
+        name = text(sr, "name", True)
+        bars = {text(b, "workload", True): b for b in sr["bars"]}
+        vals = [value(bars[w], "gpmx", False) if w in bars else None for w in groups]
+        marks = [value(bars[w], "paper", False) if w in bars else None for w in groups]
+        vals.append(value(sr, "mean", False))
+        marks.append(value(sr, "paper_mean", False))
+        series.append(Series(name, vals, marks=marks if any(m is not None for m in marks) else None))
+        for w, v, m in zip(groups + ["mean"], vals, marks):
+            table_rows.append([name, w, fmt(v), fmt(m) if m is not None else "-"])
+    unit = str(data.get("value", ""))
+    section.figures.append(Figure(
+        "sim_figure", "Figure %s (timed mode): %s" % (data["figure"], data.get("title", "")),
+        [Panel("", unit + (" (share)" if share else ""), groups + ["mean"], series,
+               baseline=None if share else 1.0, baseline_label=None if share else "baseline = 1.0")],
+        "gpmx's simulated result for each workload and persistency model (bars) beside the paper's number "
+        "where the paper gives one (black ticks); `mean` is each series' %s. Sets: %s. The runs behind each "
+        "bar are in the figure's JSON (`runs`)." % (data["series"][0].get("mean_kind", "mean"),
+                                                    ", ".join(str(x) for x in data.get("sets") or []) or "all"),
+        (["series", "workload", "gpmx", "paper"], table_rows)))
+
+
+# ---- gpmx sim W --json (one timed run each; all inputs merged) --------------
+
+
+def sim_run_label(r):
+    model = r.get("persistency", {}).get("model", "") if isinstance(r.get("persistency"), dict) else ""
+    parts = [str(r["workload"]), str(r.get("style", "")), str(r["config"].get("name", "")), str(model)]
+    return "/".join(p for p in parts if p)
+
+
+def sim_runs_figure(runs):
+    labels = [sim_run_label(r) for _, r in runs]
+    ps = [value(r["simulated"], "kernel_ps") for _, r in runs]
+    base = ps[0]
+    speedups = [ratio(base, p) for p in ps]
+    table_rows = [[os.path.basename(path), lab, "yes" if r.get("verified") else "NO",
+                   fmt_int(value(r["simulated"], "kernel_cycles", False)), fmt(value(r["simulated"], "kernel_ns")),
+                   fmt(s), fmt(value(r, "wall_seconds", False))]
+                  for (path, r), lab, s in zip(runs, labels, speedups)]
+    return Figure(
+        "sim_runs", "timed mode: simulated kernel time, speedup over %s" % labels[0],
+        [Panel("", "%s time / run's time\n(%s = 1.0)" % (labels[0], labels[0]), labels,
+               [Series("simulated kernel time", speedups)], baseline=1.0, baseline_label="first input = 1.0")],
+        "Each `gpmx sim W --json` given, as the simulated kernel time of the first input over this run's "
+        "(above 1.0: faster in simulated time). Labels are workload/style/configuration/persistency model.",
+        (["input", "run", "verified", "kernel cycles", "kernel ns", "speedup over the first", "wall s"],
+         table_rows))
+
+
 PARSERS = {
     "exec": parse_exec,
     "pm": parse_pm,
@@ -755,6 +829,7 @@ PARSERS = {
     "kvs": parse_kvs,
     "checkpoint": parse_checkpoint,
     "bench-check": parse_bench_check,
+    "sim-figure": parse_sim_figure,
 }
 
 
@@ -771,11 +846,12 @@ def draw(fig_spec, path, plt, Patch):
         fig, axes = plt.subplots(1, n, figsize=size, dpi=DPI, squeeze=False)
     axes = [a for row in axes for a in row]
     any_hatched = False
+    any_marks = False
     for ax, p in zip(axes, fig_spec.panels):
         ns = max(1, len(p.series))
         width = (0.8 if len(p.groups) > 3 else 0.5) / ns
         drawable = (lambda v: v is not None and v > 0) if p.log else (lambda v: v is not None)
-        finite = [v for s in p.series for v in s.values if drawable(v)]
+        finite = [v for s in p.series for v in s.values + (s.marks or []) if drawable(v)]
         total_bars = len(p.groups) * ns
         for k, s in enumerate(p.series):
             color = s.color or "C%d" % k
@@ -785,6 +861,12 @@ def draw(fig_spec, path, plt, Patch):
             hatch_x = [x for x, v, h in zip(xs, s.values, s.hatched) if drawable(v) and h]
             hatch_v = [v for v, h in zip(s.values, s.hatched) if drawable(v) and h]
             ax.bar(solid_x, solid_v, width, color=color, label=s.label, zorder=2)
+            if s.marks:
+                mx = [x for x, m in zip(xs, s.marks) if m is not None]
+                my = [m for m in s.marks if m is not None]
+                ax.scatter(mx, my, marker="_", s=160, color="black", zorder=4,
+                           label="paper" if not any_marks else None)
+                any_marks = any_marks or bool(mx)
             if hatch_x:
                 any_hatched = True
                 ax.bar(hatch_x, hatch_v, width, facecolor="white", edgecolor=color, hatch="///", zorder=2)
@@ -899,7 +981,7 @@ def main(argv):
     ap.add_argument("-o", "--out", required=True, metavar="DIR", help="directory for the PNGs and report.md")
     args = ap.parse_args(argv)
 
-    sections, checks, errors = [], [], []
+    sections, checks, sim_runs, errors = [], [], [], []
     counts = {}
     for path in args.inputs:
         try:
@@ -909,6 +991,13 @@ def main(argv):
             try:
                 if kind == "check":
                     checks.append((path, parse_check_report(data)))
+                    continue
+                if kind == "sim-run":
+                    if not isinstance(data["simulated"], dict) or not isinstance(data["config"], dict):
+                        raise BadInput("\"simulated\" or \"config\" is not an object")
+                    value(data["simulated"], "kernel_ps")
+                    value(data["simulated"], "kernel_ns")
+                    sim_runs.append((path, data))
                     continue
                 PARSERS[kind](data, sec)
             except BadInput as e:
@@ -933,6 +1022,11 @@ def main(argv):
             "bug, one colour per strategy. A bar is the images started and the seconds taken until the first "
             "failing image was seen (the first failure's found_after_images and found_after_s). Hatched: no "
             "failure was found; the bar is every image checked and the whole run's time. Not normalized."))
+        sections.append(sec)
+
+    if sim_runs:
+        sec = Section(KIND_TEXT["sim-run"], [os.path.basename(p) for p, _ in sim_runs], "sim-run")
+        sec.figures.append(sim_runs_figure(sim_runs))
         sections.append(sec)
 
     # Distinct file names: figures of a kind given more than once are numbered in input order.
