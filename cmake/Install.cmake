@@ -3,8 +3,17 @@
 # ...)) and a pkg-config file. A component's targets are gpmx::<component>.
 include(CMakePackageConfigHelpers)
 
-# Component -> the components it needs, in an order where each comes after
-# what it needs. The template of the package file repeats this map.
+# The components in an order where each comes after what it needs; what
+# each needs is written once, here, into the package file.
+set(gpmx_needs_support "")
+set(gpmx_needs_exec support)
+set(gpmx_needs_gpu exec)
+set(gpmx_needs_trace exec)
+set(gpmx_needs_sim exec)
+set(gpmx_needs_litmus exec)
+set(gpmx_needs_pm exec gpu)
+set(gpmx_needs_check trace)
+set(gpmx_needs_cuda exec)
 set(GPMX_COMPONENTS support exec gpu trace)
 if(TARGET gpmx_sim)
   list(APPEND GPMX_COMPONENTS sim litmus)
@@ -34,6 +43,10 @@ endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/generated/include/gpmx/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpmx)
 
+set(GPMX_COMPONENT_NEEDS "")
+foreach(component IN LISTS GPMX_COMPONENTS)
+  string(APPEND GPMX_COMPONENT_NEEDS "set(_gpmx_needs_${component} ${gpmx_needs_${component}})\n")
+endforeach()
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/gpmxConfig.cmake.in
   ${PROJECT_BINARY_DIR}/package/gpmxConfig.cmake
   INSTALL_DESTINATION ${gpmx_cmake_dir})
