@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # gpmx as another project uses it (README "Use gpmx in your project"):
-#   1. configure gpmx with only the libraries on, build, install to a prefix;
-#   2. every installed header compiles alone against the prefix;
+#   1. gpmx configures with only the libraries on (configure only: the
+#      libraries-only build is install.subproject's, label long); the build
+#      tree that runs this test installs to a prefix;
+#   2. the installed headers are a complete set: all of them compile
+#      together against the prefix alone (each header on its own is
+#      headers.self_contained's check, on the source tree);
 #   3. examples/journal builds against the prefix alone (find_package), runs,
 #      and the crash checker finds no failure;
 #   4. the same example with its record persist deleted (a one-line change)
@@ -9,13 +13,15 @@
 #   5. examples/journal builds with pkg-config's flags alone, and runs.
 # (and first: the executor alone configures without libpmem or the test
 # libraries).
-# usage: install_test.sh SOURCE_DIR WORK_DIR [CUDA_COMPILER]
-# CUDA_COMPILER (nvcc's path, or empty): the CUDA build of gpmx and of the
-# example, as in the build tree that runs this test.
+# usage: install_test.sh SOURCE_DIR BUILD_DIR WORK_DIR [CUDA_COMPILER]
+# BUILD_DIR: the built tree to install (the one running this test).
+# CUDA_COMPILER (nvcc's path, or empty): the CUDA build of the example, as
+# in the build tree that runs this test.
 set -euo pipefail
 src=$1
-work=$2
-nvcc=${3:-}
+build=$2
+work=$3
+nvcc=${4:-}
 fail() { echo "install test: FAILED: $*" >&2; exit 1; }
 step() { echo; echo "== install test: $* ($(date +%T))"; }
 
@@ -45,7 +51,7 @@ if grep -q "LIBPMEM\|GTest_DIR\|CLI11_DIR\|benchmark_DIR" "$work/exec-only/CMake
 fi
 rm -rf "$work/exec-only"
 
-step "gpmx, libraries only"
+step "gpmx, libraries only: configure"
 cmake -S "$src" -B "$work/gpmx-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DGPMX_BUILD_TESTS=OFF -DGPMX_BUILD_TOOLS=OFF -DGPMX_BUILD_APPS=OFF -DGPMX_BUILD_BENCH=OFF -DGPMX_INSTALL=ON \
   "${cuda_args[@]}" > "$work/gpmx-configure.log" || { cat "$work/gpmx-configure.log"; fail "configuring gpmx"; }
@@ -53,9 +59,14 @@ grep -q "GPMX_BUILD_TESTS:BOOL=OFF" "$work/gpmx-build/CMakeCache.txt" || fail "G
 if grep -q "GTest_DIR\|CLI11_DIR" "$work/gpmx-build/CMakeCache.txt"; then
   fail "a libraries-only configure looked for the test or command-line libraries"
 fi
-cmake --build "$work/gpmx-build" -j2
-[[ ! -e $work/gpmx-build/bin/gpmx ]] || fail "a libraries-only build built the gpmx program"
-cmake --install "$work/gpmx-build" --prefix "$prefix" > "$work/install.log"
+if grep -q "^build bin/gpmx:" "$work/gpmx-build/build.ninja"; then
+  fail "a libraries-only configure would build the gpmx program"
+fi
+grep -q "^build lib/libgpmx_check.a:" "$work/gpmx-build/build.ninja" || fail "a libraries-only configure would not build the libraries"
+rm -rf "$work/gpmx-build"
+
+step "install the built tree"
+cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 for f in lib/cmake/gpmx/gpmxConfig.cmake lib/cmake/gpmx/gpmxConfigVersion.cmake lib/pkgconfig/gpmx.pc \
          include/gpmx/version.hpp include/gpmx/exec/launch_target.hpp lib/libgpmx_exec.a share/doc/gpmx/LICENSE; do
   [[ -e $prefix/$f ]] || fail "$f was not installed"
@@ -63,16 +74,14 @@ done
 if grep -rlF "$src" "$prefix/lib/cmake" "$prefix/lib/pkgconfig"; then
   fail "the installed package files name gpmx's source tree"
 fi
-if grep -rlF "$work/gpmx-build" "$prefix/lib/cmake" "$prefix/lib/pkgconfig"; then
+if grep -rlF "$build" "$prefix/lib/cmake" "$prefix/lib/pkgconfig"; then
   fail "the installed package files name gpmx's build tree"
 fi
-# The build tree goes: the example must find everything in the prefix.
-rm -rf "$work/gpmx-build"
 
-step "installed headers, each on its own"
+step "installed headers, all together"
 cmake -S "$src/tests/install/headers" -B "$work/headers" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
   "${example_cuda[@]}" > "$work/headers-configure.log" || { cat "$work/headers-configure.log"; fail "configuring the header check"; }
-cmake --build "$work/headers" -j2 > "$work/headers-build.log" || { tail -40 "$work/headers-build.log"; fail "an installed header does not compile on its own"; }
+cmake --build "$work/headers" -j2 > "$work/headers-build.log" || { tail -40 "$work/headers-build.log"; fail "the installed headers do not compile against the prefix alone"; }
 
 build_example() {  # SOURCE BUILD
   cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" "${example_cuda[@]}" \
