@@ -1,5 +1,6 @@
 #include "checker/workload_check.hpp"
 
+#include "gpmx/check/read_tracker.hpp"
 #include "gpmx/pm/pool_identity.hpp"
 #include "gpmx/trace/recorder.hpp"
 
@@ -30,10 +31,35 @@ check::image_target workload_target(workload& w) {
   };
 }
 
+check::image_target workload_traced_target(workload& w, std::uint32_t granularity) {
+  if (!check::read_tracker::available()) return {};
+  return [&w, granularity](const std::filesystem::path& dir) {
+    // Made before the executor and the pools, so it hears of every mapping.
+    check::read_tracker tracker(granularity);
+    cpu::executor ex({.workers = 1});
+    const env e{ex, dir / std::string(w.name()), pm::durability::none};
+    check::image_verdict out;
+    try {
+      out.detail = "recovery: " + w.recover(e).what;
+    } catch (const std::exception& ex_) {
+      out.detail = std::string("recovery threw: ") + ex_.what();
+      out.reads = tracker.finish();
+      return out;
+    }
+    out.reads = tracker.finish();  // the check reads everything: not recovery's reads
+    const verify_report v = w.verify(e);
+    out.ok = v.ok;
+    if (!v.ok) out.detail += "; verify: " + v.detail;
+    return out;
+  };
+}
+
 check::check_report check_workload(workload& w, const params& p, style s, const std::string& bug,
                                    std::uint64_t seed, const check::check_options& o) {
   const trace::trace t = trace_workload(w, p, s, bug, seed, o.root);
-  return check::check_trace(t, workload_target(w), o);
+  check::check_options with_reads = o;
+  if (!with_reads.traced_target) with_reads.traced_target = workload_traced_target(w, o.granularity);
+  return check::check_trace(t, workload_target(w), with_reads);
 }
 
 }  // namespace gpmx::apps

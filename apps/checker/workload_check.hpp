@@ -23,8 +23,13 @@ trace::trace trace_workload(workload& w, const params& p, style s, const std::st
 // D/W), with one worker and durability none. A verification that fails, or
 // a recovery that throws, fails the image.
 check::image_target workload_target(workload& w);
+// The same, with recovery run under a read_tracker (granules of
+// `granularity` bytes): the verdict carries what recovery read. Empty
+// where read tracking is not available (read_tracker::available()).
+check::image_target workload_traced_target(workload& w, std::uint32_t granularity);
 
-// Both steps: traces w in o.root/W, then checks the trace with w's recovery.
+// Both steps: traces w in o.root/W, then checks the trace with w's recovery
+// (and, unless o has one, workload_traced_target for unexplained failures).
 check::check_report check_workload(workload& w, const params& p, style s, const std::string& bug,
                                    std::uint64_t seed, const check::check_options& o);
 

@@ -18,6 +18,7 @@
 #include "gpmx/check/materialize.hpp"
 #include "gpmx/check/persist_order.hpp"
 #include "gpmx/support/elapsed.hpp"
+#include "read_explanation.hpp"
 
 namespace gpmx::check {
 namespace {
@@ -143,6 +144,7 @@ class checker {
     }
     while (auto f = jobs_.next()) finish(*f);
     if (stopped()) r_.complete = r_.covers_all = false;
+    explain_unexplained_by_reads();
     keep_failing_images();
     fs::remove_all(o_.work_dir);  // scratch: every child has been reaped
     r_.seconds = seconds_since(t0);
@@ -307,6 +309,7 @@ class checker {
       cause = unexplained_cause(scoped, trusted, first_lost);
     }
     auto [it, added] = by_cause_.try_emplace(key, r_.failures.size());
+    if (added && why.empty()) unexplained_.insert(r_.failures.size());
     if (added) {
       r_.failures.emplace_back();
       r_.failures.back().cause = cause;
@@ -372,6 +375,30 @@ class checker {
     return out;
   }
 
+  // Each failure no rule explains: its smallest image recovered again
+  // under the traced target, which says what recovery read.
+  void explain_unexplained_by_reads() {
+    if (!o_.traced_target) return;
+    for (std::size_t i : unexplained_) {
+      check_failure& f = r_.failures[i];
+      image_jobs traced(o_.traced_target, 1, o_.timeout_s);
+      const fs::path dir = o_.work_dir / fmt::format("reads-{}", i + 1);
+      traced.start(0, [&] { return write_image(dir, smallest_.at(i), f.position); });
+      const image_verdict v = traced.next()->verdict;
+      if (!v.reads) {
+        f.reads = "not known: recovery under read tracking gave no reads (" + v.detail + ")";
+      } else if (v.ok) {
+        f.reads = "not known: recovery passed when run again under read tracking";
+      } else {
+        const read_explanation e = explain_reads(t_, *order_, smallest_.at(i), f.position, *v.reads, dir, root_);
+        f.reads = e.summary;
+        f.read_lost = e.stale;
+        f.cause += "; " + e.summary;
+      }
+      fs::remove_all(dir);
+    }
+  }
+
   // The smallest failing image of each cause, written where the user can
   // run recovery on it again (the images directory is scratch).
   void keep_failing_images() {
@@ -405,6 +432,7 @@ class checker {
   std::unordered_set<std::uint64_t> seen_;
   std::map<std::string, std::size_t> by_cause_;
   std::map<std::size_t, store_set> smallest_;  // by failure index
+  std::set<std::size_t> unexplained_;          // failures no rule explains, by index
   std::uint64_t next_tag_ = 0;
   search_pass pass_ = search_pass::single;
   std::size_t pass_used_ = 0;  // images the current multi-loss pass made

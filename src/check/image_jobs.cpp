@@ -29,7 +29,8 @@ void write_all(int fd, const std::string& s) {
 }
 
 // The child: silence its output (recovery may print), run the target, send
-// 'O' or 'F' and the detail.
+// 'O' or 'F' and the detail, then, when the target tracked recovery's reads,
+// a NUL and the reads (pool_reads.hpp's text form).
 [[noreturn]] void child_main(int fd, const image_target& target,
                              const std::function<std::filesystem::path()>& prepare) {
   const int null = ::open("/dev/null", O_WRONLY);
@@ -47,13 +48,20 @@ void write_all(int fd, const std::string& s) {
   }
   try {
     const image_verdict v = target(dir);
-    msg = (v.ok ? "O" : "F") + v.detail;
+    msg = v.ok ? "O" : "F";
+    msg.append(v.detail, 0, 4000);
+    std::replace(msg.begin(), msg.end(), '\0', ' ');
+    if (v.reads) {
+      msg.push_back('\0');
+      msg += encode(*v.reads);
+    }
   } catch (const std::exception& e) {
     msg = std::string("F") + "recovery or the check threw: " + e.what();
   } catch (...) {
     msg = "Frecovery or the check threw a non-standard exception";
   }
-  write_all(fd, msg.substr(0, 4000));
+  if (msg.find('\0') == std::string::npos) msg = msg.substr(0, 4000);
+  write_all(fd, msg);
   ::_exit(0);
 }
 
@@ -116,7 +124,14 @@ image_jobs::finished image_jobs::reap(std::size_t index, bool timed_out) {
   } else if (c.message[0] == 'X') {  // not the image's fault: the check itself cannot go on
     throw std::runtime_error(c.message.substr(1));
   } else {
-    f.verdict = {c.message[0] == 'O', c.message.substr(1)};
+    std::string detail = c.message.substr(1);
+    const std::size_t nul = detail.find('\0');
+    if (nul != std::string::npos) {
+      f.verdict.reads = decode_pool_reads(detail.substr(nul + 1));
+      detail.resize(nul);
+    }
+    f.verdict.ok = c.message[0] == 'O';
+    f.verdict.detail = std::move(detail);
   }
   return f;
 }

@@ -26,6 +26,15 @@ expect 1 "$gpmx" verify reduction --data gpmx-data/check/reduction/failure-1
 expect 0 "$gpmx" check reduction --bug block-scope-release --model sbrp-promoted --max-images 300 --json
 has '"failed_images": 0'
 
+# A failure no rule explains says what recovery read (where read tracking
+# works: x86-64, not under ThreadSanitizer).
+expect 1 "$gpmx" check gpdb --bug log-tail-first --max-images 300
+has 'no missing rule found'
+if [[ $(uname -m) == x86_64 && -z ${GPMX_NO_READ_TRACKING:-} ]]; then
+  has 'recovery read [0-9]* granules the program stored to'
+  has 'read:     the store at careless_hcl.hpp'
+fi
+
 expect 0 "$gpmx" check reduction --style sbrp --at 3000 --at 3500 --json
 has '"crash_points": 2'
 

@@ -100,7 +100,7 @@ void print_report(const std::string& what, const check::check_report& r, bool js
                         {"why", f.why}, {"lost", f.lost}, {"kept", f.kept}, {"trusted", f.trusted}, {"lost_count", f.lost_count},
                         {"kept_may_stores", f.kept_count}, {"images", f.images},
                         {"found_after_s", f.found_after_s}, {"found_after_images", f.found_after_images},
-                        {"kept_at", f.kept_at}});
+                        {"kept_at", f.kept_at}, {"reads", f.reads}, {"read_lost", f.read_lost}});
   k.json["failures"] = failures;
   print_result(k, json);
   if (json) return;
@@ -121,6 +121,7 @@ void print_report(const std::string& what, const check::check_report& r, bool js
     if (f.lost_count > f.lost.size())
       fmt::print("  lost:     ... {} more\n", count_of(f.lost_count - f.lost.size(), "granule-store"));
     for (std::size_t w = 1; w < f.why.size(); ++w) fmt::print("  also:     {}\n", f.why[w]);
+    for (const std::string& read : f.read_lost) fmt::print("  read:     {}\n", read);
     fmt::print("  verdict:  {}\n", f.verdict);
     if (!f.kept_at.empty()) fmt::print("  files:    {} (the image's files, to run recovery on again)\n", f.kept_at);
   }
@@ -215,6 +216,7 @@ void check_workload(const check_args& a) {
   const trace::trace t = apps::trace_workload(w, p, s, a.bug, a.seed, o.root);
   const std::string what = fmt::format("{} ({} style{})", a.workload, apps::to_string(s),
                                        a.bug.empty() ? std::string() : ", seeded bug " + a.bug);
+  o.traced_target = apps::workload_traced_target(w, o.granularity);
   check_and_report(what, t, apps::workload_target(w), o, a);
 }
 

@@ -40,6 +40,11 @@ struct check_options {
   // Where the traced program's files lived: pool paths are taken relative to
   // it, and every other file in it is copied into each image's directory.
   std::filesystem::path root;
+  // Optional: the same recovery run under a read_tracker, its verdict
+  // carrying the reads. The smallest image of each failure no rule explains
+  // is recovered once more with it, to say which stores recovery read and
+  // which of those were lost (check_failure::reads).
+  image_target traced_target = {};
   std::function<void(double fraction_done)> progress = {};
 };
 
@@ -60,6 +65,11 @@ struct check_failure {
   double found_after_s = 0;         // seconds from the start until the first image with this cause failed
   std::size_t found_after_images = 0;
   std::string kept_at;              // where the smallest image was written (check_options::keep_failures)
+  // No rule explained it and check_options::traced_target was given: what
+  // recovery read ("recovery read N granules ...; K had lost the latest
+  // store (...)"), or why that is not known.
+  std::string reads;
+  std::vector<std::string> read_lost;  // the lost stores recovery read, first few, each with what it read instead
 };
 
 // What the search covered (strategies drop-one and mixed; docs/check.md).

@@ -9,15 +9,21 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "gpmx/check/pool_reads.hpp"
 #include "gpmx/support/child_process.hpp"
 
 namespace gpmx::check {
 
 struct image_verdict {
+  image_verdict() = default;
+  image_verdict(bool ok_, std::string detail_) : ok(ok_), detail(std::move(detail_)) {}
   bool ok = false;
   std::string detail;  // on failure: what recovery or the check reported
+  // What recovery read (a target that ran it under a read_tracker).
+  std::optional<pool_reads> reads;
 };
 
 // Recovery then the consistency check, on the files in `dir`. Runs in the
