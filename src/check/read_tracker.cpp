@@ -1,5 +1,7 @@
 #include "gpmx/check/read_tracker.hpp"
 
+#include "access_width.hpp"
+
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -33,6 +35,7 @@ namespace {
 // allocation, no locks in a handler).
 struct access_note {
   std::uintptr_t address;
+  std::uint32_t bytes;  // the instruction's access width (access_width.hpp)
   bool write;
 };
 constexpr int max_regions = 64;
@@ -52,6 +55,7 @@ tracking_state g;
 std::atomic<read_tracker*> live{nullptr};
 thread_local std::uintptr_t stepping[max_stepping];
 thread_local int stepping_count = 0;
+thread_local std::uintptr_t stepping_ip = 0;
 
 bool inside_a_pool(std::uintptr_t a) {
   for (int i = 0; i < max_regions; ++i)
@@ -91,7 +95,17 @@ void on_fault(int sig, siginfo_t* si, void* ctx) {
     open_every_pool();
     return;
   }
-  g.notes[i] = {a, (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0};  // page-fault error code bit 1: a write
+  // A second fault of one instruction (its access crosses into the next
+  // page) is the rest of an access already noted.
+  const auto ip = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  const bool rest = stepping_count > 0 && stepping_ip == ip;
+  stepping_ip = ip;
+  if (rest) {
+    g.notes[i] = {a, 0, false};  // notes nothing
+  } else {
+    // page-fault error code bit 1: a write
+    g.notes[i] = {a, access_width(reinterpret_cast<const std::uint8_t*>(ip)), (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0};
+  }
   const std::uintptr_t page = a & ~(g.page - 1);
   ::mprotect(reinterpret_cast<void*>(page), g.page, PROT_READ | PROT_WRITE);
   if (stepping_count < max_stepping) stepping[stepping_count++] = page;
@@ -199,9 +213,11 @@ void read_tracker::fold(const region& r, std::size_t notes_end) {
   std::unordered_map<std::uint64_t, bool>& first = first_access_[at->second];
   for (std::size_t i = r.first_note; i < end; ++i) {
     const access_note n = g.notes[i];
-    if (n.address < r.base || n.address >= r.base + r.length) continue;
-    const std::uint64_t offset = (n.address - r.base) & ~std::uint64_t(granularity_ - 1);
-    if (first.try_emplace(offset, n.write).second && !n.write) reads_.files[at->second].offsets.push_back(offset);
+    if (n.address < r.base || n.address >= r.base + r.length || n.bytes == 0) continue;
+    const std::uint64_t from = n.address - r.base;
+    const std::uint64_t to = std::min<std::uint64_t>(from + n.bytes, r.length);
+    for (std::uint64_t offset = from & ~std::uint64_t(granularity_ - 1); offset < to; offset += granularity_)
+      if (first.try_emplace(offset, n.write).second && !n.write) reads_.files[at->second].offsets.push_back(offset);
   }
 }
 

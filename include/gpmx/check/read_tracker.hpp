@@ -6,9 +6,9 @@
 // How: every pool mapped while the tracker lives is protected (PROT_NONE);
 // an access faults, the handler notes the address and whether it was a
 // write, opens the page and single-steps the one instruction (x86-64's trap
-// flag), then closes the page again. Each access is noted at the granule of
-// its first byte (a 16- or 32-byte vector load notes its first granule
-// only). Slow (two signals per access to a pool), so it is meant for one
+// flag), then closes the page again. An access covers the granules of as many
+// bytes as its instruction's encoding says (a 16- or 32-byte vector load
+// in memcpy covers several). Slow (two signals per access to a pool), so it is meant for one
 // recovery in a child process, never for a run. Syscalls given a pointer
 // into a protected pool fail with EFAULT instead of faulting: recovery code
 // that does that cannot be tracked.
