@@ -82,6 +82,10 @@ install(FILES ${PROJECT_BINARY_DIR}/package/gpmx.pc DESTINATION ${CMAKE_INSTALL_
 
 if(TARGET gpmx)
   install(TARGETS gpmx RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # Preloaded by gpmx check into --verify commands to track their reads.
+  if(TARGET gpmx_read_preload)
+    install(TARGETS gpmx_read_preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  endif()
   # gpmx report has the script built in; this copy is for running it alone.
   install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/report/gpmx_report.py DESTINATION ${CMAKE_INSTALL_DATADIR}/gpmx)
 endif()

@@ -58,19 +58,19 @@ read_explanation explain_reads(const trace::trace& t, const persist_order& order
         const std::uint64_t lost_event = order.node(latest).event;
         if (!named.insert(lost_event).second || out.stale.size() >= 5) continue;
         out.stale.push_back(fmt::format(
-            "{} was lost; recovery read {} in its place", store_phrase(t, lost_event),
+            "{} was lost; {} read {} in its place", store_phrase(t, lost_event), reads.reader,
             kept == SIZE_MAX ? std::string("the bytes from before the program's stores")
                              : store_phrase(t, order.node(kept).event)));
       }
     }
   }
   if (out.granules_stale == 0) {
-    out.summary = fmt::format("recovery read {} the program stored to and every one held its latest store, "
-                              "so recovery did not look at what was lost",
-                              plural(out.granules_read, "granule", "granules"));
+    out.summary = fmt::format("{} read {} the program stored to and every one held its latest store, "
+                              "so it did not look at what was lost",
+                              reads.reader, plural(out.granules_read, "granule", "granules"));
   } else {
-    out.summary = fmt::format("recovery read {} the program stored to, and in {} the latest store was lost: {}{}",
-                              plural(out.granules_read, "granule", "granules"),
+    out.summary = fmt::format("{} read {} the program stored to, and in {} the latest store was lost: {}{}",
+                              reads.reader, plural(out.granules_read, "granule", "granules"),
                               plural(out.granules_stale, "of them", "of them"), out.stale.front(),
                               named.size() > 1 ? fmt::format(" (and {} more lost {})", named.size() - 1,
                                                              named.size() == 2 ? "store" : "stores")

@@ -130,4 +130,23 @@ TEST(PoolReads, RoundTripAndMalformedInput) {
   EXPECT_THROW(check::decode_pool_reads("C1\nFx\nzz\n"), std::runtime_error);     // not hex
 }
 
+TEST(PoolReads, TextsOneAfterAnotherMerge) {
+  // Two processes of one command appending to one file: recover, then verify.
+  check::pool_reads a;
+  a.files.push_back({"x.pool", {0, 8}});
+  check::pool_reads b;
+  b.complete = false;
+  b.note = "tracking stopped after 4 accesses";
+  b.reader = "the verify command";
+  b.files.push_back({"x.pool", {8, 16}});
+  b.files.push_back({"y.pool", {0}});
+  const check::pool_reads m = check::decode_pool_reads(check::encode(a) + check::encode(b));
+  EXPECT_FALSE(m.complete);
+  EXPECT_EQ(m.note, b.note);
+  EXPECT_EQ(m.reader, "the verify command");
+  ASSERT_EQ(m.files.size(), 2u);
+  EXPECT_EQ(m.files[0].offsets, (std::vector<std::uint64_t>{0, 8, 16}));
+  EXPECT_EQ(m.files[1].path, "y.pool");
+}
+
 }  // namespace

@@ -43,6 +43,17 @@ expect 0 "$gpmx" trace reduction --style sbrp --data traced -o reduction.trace
 check_cmd="'$gpmx' recover reduction --data \"\$GPMX_IMAGE_DIR\" --quiet && '$gpmx' verify reduction --data \"\$GPMX_IMAGE_DIR\""
 expect 0 "$gpmx" check --trace reduction.trace --root traced --model sbrp --max-images 60 --verify "$check_cmd" --json
 has '"failed_images": 0'
+# A seeded bug's trace with its recovery as an outside command: the
+# unexplained failure says what the command read (preloaded tracking).
+expect 0 "$gpmx" trace gpdb --bug log-tail-first --data traced-bug -o gpdb-bug.trace --json
+has '"bug": "log-tail-first"'
+gpdb_cmd="'$gpmx' recover gpdb --data \"\$GPMX_IMAGE_DIR\" --quiet && '$gpmx' verify gpdb --data \"\$GPMX_IMAGE_DIR\""
+expect 1 "$gpmx" check --trace gpdb-bug.trace --root traced-bug --model epoch --max-images 300 --verify "$gpdb_cmd"
+has 'no missing rule found'
+if [[ $(uname -m) == x86_64 && -z ${GPMX_NO_COMMAND_READ_TRACKING:-} ]]; then
+  has 'the verify command read [0-9]* granules the program stored to'
+  has 'read:     the store at '
+fi
 expect 1 "$gpmx" check --trace reduction.trace --root traced --max-images 5 --verify "false"
 # The verdict gives the command's exit code and the end of its stderr.
 expect 1 "$gpmx" check --trace reduction.trace --root traced --max-images 5 --verify "echo the image is broken >&2; exit 3"

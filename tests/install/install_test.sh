@@ -71,6 +71,9 @@ for f in lib/cmake/gpmx/gpmxConfig.cmake lib/cmake/gpmx/gpmxConfigVersion.cmake 
          include/gpmx/version.hpp include/gpmx/exec/launch_target.hpp lib/libgpmx_exec.a share/doc/gpmx/LICENSE; do
   [[ -e $prefix/$f ]] || fail "$f was not installed"
 done
+if [[ $(uname -m) == x86_64 && ! -e $prefix/lib/libgpmx_read_preload.so ]]; then
+  fail "lib/libgpmx_read_preload.so (gpmx check's read tracking of --verify commands) was not installed"
+fi
 if grep -rlF "$src" "$prefix/lib/cmake" "$prefix/lib/pkgconfig"; then
   fail "the installed package files name gpmx's source tree"
 fi

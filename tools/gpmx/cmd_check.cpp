@@ -20,6 +20,7 @@
 #include "kv_table.hpp"
 #include "option_checks.hpp"
 #include "progress_bar.hpp"
+#include "verify_command.hpp"
 
 namespace gpmx::cli {
 namespace {
@@ -50,25 +51,6 @@ void list_bugs(bool json) {
                      {"model", b.model}, {"description", b.description}});
     }
   if (json) std::cout << out.dump(2) << '\n';
-}
-
-// An outside program's check: the command runs with GPMX_IMAGE_DIR naming
-// the image's directory; exit status 0 means recovered and consistent.
-// Its stderr goes to a file beside the image's directory; the verdict of a
-// failing image quotes the last few lines.
-check::image_target command_target(const std::string& cmd) {
-  return [cmd](const fs::path& dir) {
-    ::setenv("GPMX_IMAGE_DIR", dir.c_str(), 1);
-    const fs::path err = fs::path(dir.string() + ".stderr");
-    // Through run_shell, which dies with this image's child, so a timeout or
-    // a signal leaves no command behind.
-    const child_exit end = run_shell(fmt::format("( {} ) 2>'{}'", cmd, err.string()));
-    if (end.exited_with(0)) return check::image_verdict{true, {}};
-    std::string detail = fmt::format("'{}' {}", cmd, describe_exit(end));
-    const std::string tail = last_lines(err, 5);
-    if (!tail.empty()) detail += "; its stderr ended with: " + tail;
-    return check::image_verdict{false, detail};
-  };
 }
 
 void print_report(const std::string& what, const check::check_report& r, bool json) {
@@ -122,6 +104,7 @@ void print_report(const std::string& what, const check::check_report& r, bool js
       fmt::print("  lost:     ... {} more\n", count_of(f.lost_count - f.lost.size(), "granule-store"));
     for (std::size_t w = 1; w < f.why.size(); ++w) fmt::print("  also:     {}\n", f.why[w]);
     for (const std::string& read : f.read_lost) fmt::print("  read:     {}\n", read);
+    if (!f.reads.empty() && f.cause.find(f.reads) == std::string::npos) fmt::print("  reads:    {}\n", f.reads);
     fmt::print("  verdict:  {}\n", f.verdict);
     if (!f.kept_at.empty()) fmt::print("  files:    {} (the image's files, to run recovery on again)\n", f.kept_at);
   }
@@ -189,6 +172,7 @@ void check_trace_file(const check_args& a) {
   o.work_dir = fs::path(a.data) / "check-trace" / "images";
   const auto lock = apps::lock_workload_directory(fs::path(a.data) / "check-trace", true);
   o.keep_failures = fs::path(a.data) / "check-trace";
+  o.traced_target = command_traced_target(a.verify_cmd, o.granularity);
   check_and_report(a.trace_file, t, command_target(a.verify_cmd), o, a);
 }
 

@@ -22,7 +22,7 @@ namespace gpmx::cli {
 namespace {
 
 struct trace_args {
-  std::string workload, out, style = "epoch", data = "gpmx-data";
+  std::string workload, out, style, bug, data = "gpmx-data";
   std::vector<std::string> param_texts;
   std::uint64_t seed = 1;
   bool full_size = false, dump = false, json = false;
@@ -33,14 +33,18 @@ void do_trace(const trace_args& a) {
   apps::params given = a.full_size ? apps::params{} : w.small_params();
   for (const std::string& t : a.param_texts) apps::parse_param(t, given);
   const apps::params p = apps::resolve_params(w, given);
-  const apps::style s = apps::parse_style(a.style);
+  std::string style_text = a.style;
+  if (style_text.empty()) style_text = a.bug.empty() ? "epoch" : std::string(apps::to_string(apps::find_seeded_bug(w, a.bug).s));
+  const apps::style s = apps::parse_style(style_text);
   const auto lock = apps::lock_workload_directory(std::filesystem::path(a.data) / a.workload, true);
   trace::recorder rec;
   {
     // Pools made by the run get identities from the seed: the same trace every time.
     const pm::deterministic_pool_identity identity(a.seed);
     cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = a.seed, .observer = &rec});
-    (void)w.run({ex, std::filesystem::path(a.data) / a.workload, pm::durability::none}, p, s);
+    apps::env e{ex, std::filesystem::path(a.data) / a.workload, pm::durability::none};
+    e.bug = a.bug;
+    (void)w.run(e, p, s);
   }
   const trace::trace t = rec.take();
   trace::write_trace(t, a.out);
@@ -48,6 +52,7 @@ void do_trace(const trace_args& a) {
   kv_result r;
   r.add("workload", "workload", a.workload, a.workload);
   r.add("style", "style", std::string(apps::to_string(s)), std::string(apps::to_string(s)));
+  if (!a.bug.empty()) r.add("bug", "bug", a.bug, a.bug);
   r.add("seed", "seed", a.seed, fmt::format("{}", a.seed));
   r.add("events", "events", t.events.size(), fmt::format("{}", t.events.size()));
   r.add("trace file", "file", a.out, a.out);
@@ -61,7 +66,8 @@ void register_trace(CLI::App& app) {
   auto* sub = app.add_subcommand("trace", "Run a workload under the trace schedule and write its trace file");
   sub->add_option("workload", a->workload, "workload name (see gpmx list)")->required();
   sub->add_option("-o,--out", a->out, "the trace file to write")->required();
-  sub->add_option("--style", a->style, "persist ordering: epoch or sbrp")->capture_default_str();
+  sub->add_option("--style", a->style, "persist ordering: epoch or sbrp (default epoch, or the bug's)");
+  sub->add_option("--bug", a->bug, "run with a seeded bug (see gpmx check --list-bugs)");
   sub->add_option("-p,--param", a->param_texts, "NAME=VALUE, repeatable (applied over the test sizes)");
   sub->add_flag("--full-size", a->full_size, "start from the default sizes instead of the test sizes");
   sub->add_option("--seed", a->seed, "seed of the interleaving")->capture_default_str();

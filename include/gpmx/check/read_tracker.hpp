@@ -18,16 +18,18 @@
 // with an observer may be made while it lives.
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "gpmx/check/pool_reads.hpp"
 #include "gpmx/exec/observer.hpp"
 
 namespace gpmx::check {
+
+class page_read_tracker;
 
 class read_tracker final : public observer {
  public:
@@ -56,22 +58,8 @@ class read_tracker final : public observer {
   void pool_unmapped(const void* base) override;
 
  private:
-  struct region {
-    std::uintptr_t base = 0;
-    std::uint64_t length = 0;
-    std::string path;
-    std::size_t first_note = 0;  // notes before it was mapped are another mapping's
-    bool untracked = false;
-  };
-  // Folds the notes [r.first_note, notes_end) inside `r` into reads_.
-  void fold(const region& r, std::size_t notes_end);
-
-  std::uint32_t granularity_;
-  std::vector<region> regions_;
-  pool_reads reads_;
-  std::map<std::string, std::size_t> file_index_;                         // into reads_.files
-  std::vector<std::unordered_map<std::uint64_t, bool>> first_access_;  // per file: granule -> first was a write
-  bool finished_ = false;
+  std::unique_ptr<page_read_tracker> pages_;
+  std::optional<pool_reads> result_;
 };
 
 }  // namespace gpmx::check
