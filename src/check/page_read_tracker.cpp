@@ -53,6 +53,15 @@ struct tracking_state {
 };
 tracking_state g;
 std::atomic<page_read_tracker*> live{nullptr};
+
+void open_every_pool() {
+  for (int i = 0; i < max_regions; ++i) {
+    const std::uintptr_t b = g.begin[i].load(), e = g.end[i].load();
+    if (e > b) ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
+  }
+}
+
+#if GPMX_READ_TRACKING
 thread_local std::uintptr_t stepping[max_stepping];
 thread_local int stepping_count = 0;
 thread_local std::uintptr_t stepping_ip = 0;
@@ -61,13 +70,6 @@ bool inside_a_pool(std::uintptr_t a) {
   for (int i = 0; i < max_regions; ++i)
     if (a >= g.begin[i].load(std::memory_order_relaxed) && a < g.end[i].load(std::memory_order_relaxed)) return true;
   return false;
-}
-
-void open_every_pool() {
-  for (int i = 0; i < max_regions; ++i) {
-    const std::uintptr_t b = g.begin[i].load(), e = g.end[i].load();
-    if (e > b) ::mprotect(reinterpret_cast<void*>(b), e - b, PROT_READ | PROT_WRITE);
-  }
 }
 
 // A signal that is not ours goes where it went before the tracker.
@@ -81,7 +83,6 @@ void pass_on(int sig, siginfo_t* si, void* ctx, const struct sigaction& old) {
   }
 }
 
-#if GPMX_READ_TRACKING
 constexpr greg_t trap_flag = 0x100;
 
 void on_fault(int sig, siginfo_t* si, void* ctx) {
