@@ -1,5 +1,7 @@
 #include "checker/workload_check.hpp"
 
+#include <optional>
+
 #include "gpmx/check/read_tracker.hpp"
 #include "gpmx/pm/pool_identity.hpp"
 #include "gpmx/trace/recorder.hpp"
@@ -20,15 +22,38 @@ trace::trace trace_workload(workload& w, const params& p, style s, const std::st
   return rec.take();
 }
 
+namespace {
+
+// Recovery then verification of w on an image's directory. A tracker, when
+// given, is finished between the two (the check reads everything: those are
+// not recovery's reads), and its reads go with the verdict, also when
+// recovery throws; without one, a throw fails the image in image_jobs.
+check::image_verdict recover_and_verify(workload& w, const std::filesystem::path& dir,
+                                        check::read_tracker* tracker) {
+  cpu::executor ex({.workers = 1});
+  const env e{ex, dir / std::string(w.name()), pm::durability::none};
+  recover_report rec;
+  try {
+    rec = w.recover(e);
+  } catch (const std::exception& thrown) {
+    if (!tracker) throw;
+    check::image_verdict out{false, std::string("recovery threw: ") + thrown.what()};
+    out.reads = tracker->finish();
+    return out;
+  }
+  std::optional<check::pool_reads> reads;
+  if (tracker) reads = tracker->finish();
+  const verify_report v = w.verify(e);
+  check::image_verdict out = v.ok ? check::image_verdict{true, rec.what}
+                                  : check::image_verdict{false, "recovery: " + rec.what + "; verify: " + v.detail};
+  out.reads = std::move(reads);
+  return out;
+}
+
+}  // namespace
+
 check::image_target workload_target(workload& w) {
-  return [&w](const std::filesystem::path& dir) {
-    cpu::executor ex({.workers = 1});
-    const env e{ex, dir / std::string(w.name()), pm::durability::none};
-    const recover_report rec = w.recover(e);
-    const verify_report v = w.verify(e);
-    if (v.ok) return check::image_verdict{true, rec.what};
-    return check::image_verdict{false, "recovery: " + rec.what + "; verify: " + v.detail};
-  };
+  return [&w](const std::filesystem::path& dir) { return recover_and_verify(w, dir, nullptr); };
 }
 
 check::image_target workload_traced_target(workload& w, std::uint32_t granularity) {
@@ -36,21 +61,7 @@ check::image_target workload_traced_target(workload& w, std::uint32_t granularit
   return [&w, granularity](const std::filesystem::path& dir) {
     // Made before the executor and the pools, so it hears of every mapping.
     check::read_tracker tracker(granularity);
-    cpu::executor ex({.workers = 1});
-    const env e{ex, dir / std::string(w.name()), pm::durability::none};
-    check::image_verdict out;
-    try {
-      out.detail = "recovery: " + w.recover(e).what;
-    } catch (const std::exception& ex_) {
-      out.detail = std::string("recovery threw: ") + ex_.what();
-      out.reads = tracker.finish();
-      return out;
-    }
-    out.reads = tracker.finish();  // the check reads everything: not recovery's reads
-    const verify_report v = w.verify(e);
-    out.ok = v.ok;
-    if (!v.ok) out.detail += "; verify: " + v.detail;
-    return out;
+    return recover_and_verify(w, dir, &tracker);
   };
 }
 

@@ -309,7 +309,6 @@ class checker {
       cause = unexplained_cause(scoped, trusted, first_lost);
     }
     auto [it, added] = by_cause_.try_emplace(key, r_.failures.size());
-    if (added && why.empty()) unexplained_.insert(r_.failures.size());
     if (added) {
       r_.failures.emplace_back();
       r_.failures.back().cause = cause;
@@ -379,7 +378,8 @@ class checker {
   // under the traced target, which says what recovery read.
   void explain_unexplained_by_reads() {
     if (!o_.traced_target) return;
-    for (std::size_t i : unexplained_) {
+    for (const auto& [key, i] : by_cause_) {
+      if (!key.starts_with("unexplained|")) continue;
       check_failure& f = r_.failures[i];
       image_jobs traced(o_.traced_target, 1, o_.timeout_s);
       const fs::path dir = o_.work_dir / fmt::format("reads-{}", i + 1);
@@ -432,7 +432,6 @@ class checker {
   std::unordered_set<std::uint64_t> seen_;
   std::map<std::string, std::size_t> by_cause_;
   std::map<std::size_t, store_set> smallest_;  // by failure index
-  std::set<std::size_t> unexplained_;          // failures no rule explains, by index
   std::uint64_t next_tag_ = 0;
   search_pass pass_ = search_pass::single;
   std::size_t pass_used_ = 0;  // images the current multi-loss pass made

@@ -46,21 +46,23 @@ void write_all(int fd, const std::string& s) {
     write_all(fd, std::string("Xcould not write the image: ") + e.what());
     ::_exit(0);
   }
+  std::optional<pool_reads> reads;
   try {
-    const image_verdict v = target(dir);
+    image_verdict v = target(dir);
     msg = v.ok ? "O" : "F";
-    msg.append(v.detail, 0, 4000);
-    std::replace(msg.begin(), msg.end(), '\0', ' ');
-    if (v.reads) {
-      msg.push_back('\0');
-      msg += encode(*v.reads);
-    }
+    msg += v.detail;
+    reads = std::move(v.reads);
   } catch (const std::exception& e) {
     msg = std::string("F") + "recovery or the check threw: " + e.what();
   } catch (...) {
     msg = "Frecovery or the check threw a non-standard exception";
   }
-  if (msg.find('\0') == std::string::npos) msg = msg.substr(0, 4000);
+  msg.resize(std::min<std::size_t>(msg.size(), 4000));
+  std::replace(msg.begin(), msg.end(), '\0', ' ');  // a NUL starts the reads
+  if (reads) {
+    msg.push_back('\0');
+    msg += encode(*reads);
+  }
   write_all(fd, msg);
   ::_exit(0);
 }
