@@ -378,8 +378,9 @@ class checker {
   // under the traced target, which says what recovery read.
   void explain_unexplained_by_reads() {
     if (!o_.traced_target) return;
-    for (const auto& [key, i] : by_cause_) {
+    for (const auto& [key, index] : by_cause_) {
       if (!key.starts_with("unexplained|")) continue;
+      const std::size_t i = index;  // clang 14 lambdas cannot capture a structured binding
       check_failure& f = r_.failures[i];
       image_jobs traced(o_.traced_target, 1, o_.timeout_s);
       const fs::path dir = o_.work_dir / fmt::format("reads-{}", i + 1);
