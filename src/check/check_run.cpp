@@ -254,9 +254,7 @@ class checker {
       kept.subtract(at.must);
       const std::uint64_t tag = next_tag_++;
       const pending& p = pending_.emplace(tag, pending{image, at.position, slot, std::move(kept)}).first->second;
-      jobs_.start(tag, [&] {
-        return write_image(o_.work_dir / fmt::format("image-{}", p.slot), p.image, p.position);
-      });
+      jobs_.start(tag, write_image(o_.work_dir / fmt::format("image-{}", p.slot), p.image, p.position));
       ++r_.images;
     }
   }
@@ -378,13 +376,12 @@ class checker {
   // under the traced target, which says what recovery read.
   void explain_unexplained_by_reads() {
     if (!o_.traced_target) return;
-    for (const auto& [key, index] : by_cause_) {
+    for (const auto& [key, i] : by_cause_) {
       if (!key.starts_with("unexplained|")) continue;
-      const std::size_t i = index;  // clang 14 lambdas cannot capture a structured binding
       check_failure& f = r_.failures[i];
       image_jobs traced(o_.traced_target, 1, o_.timeout_s);
       const fs::path dir = o_.work_dir / fmt::format("reads-{}", i + 1);
-      traced.start(0, [&] { return write_image(dir, smallest_.at(i), f.position); });
+      traced.start(0, write_image(dir, smallest_.at(i), f.position));
       const image_verdict v = traced.next()->verdict;
       if (!v.reads) {
         f.reads = "not known: recovery under read tracking gave no reads (" + v.detail + ")";

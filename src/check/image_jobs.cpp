@@ -1,141 +1,162 @@
+// The image server: one process forked when the jobs are made, which forks a
+// child per image. The checker itself grows large (the trace, the persist
+// order, crash states) and keeps writing its memory; forking it for every
+// image made each fork copy its page tables and every page either side wrote
+// afterwards, which cost more than most recoveries. The server forks once,
+// writes almost nothing, and its children start from it.
 #include "gpmx/check/image_jobs.hpp"
 
-#include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <chrono>
+#include <deque>
 #include <cstring>
-#include <exception>
 #include <fmt/format.h>
 #include <stdexcept>
+
+#include "image_children.hpp"
 
 namespace gpmx::check {
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+// The wire: requests are [tag u64][path length u32][path]; replies are
+// [tag u64][length u64][encoded verdict].
+bool write_all(int fd, const void* data, std::size_t n, bool socket = false) {
+  const auto* at = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = socket ? ::send(fd, at, n, MSG_NOSIGNAL) : ::write(fd, at, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    at += w;
+    n -= std::size_t(w);
+  }
+  return true;
 }
 
-void write_all(int fd, const std::string& s) {
+// Takes the complete requests off the front of `in`.
+template <class F>
+void take_requests(std::string& in, F&& start) {
   std::size_t at = 0;
-  while (at < s.size()) {
-    const ssize_t w = ::write(fd, s.data() + at, s.size() - at);
-    if (w <= 0) return;
-    at += std::size_t(w);
+  for (;;) {
+    std::uint64_t tag = 0;
+    std::uint32_t length = 0;
+    if (in.size() - at < sizeof tag + sizeof length) break;
+    std::memcpy(&tag, in.data() + at, sizeof tag);
+    std::memcpy(&length, in.data() + at + sizeof tag, sizeof length);
+    if (in.size() - at - sizeof tag - sizeof length < length) break;
+    start(tag, std::filesystem::path(in.substr(at + sizeof tag + sizeof length, length)));
+    at += sizeof tag + sizeof length + length;
   }
+  in.erase(0, at);
 }
 
-// The child: silence its output (recovery may print), run the target, send
-// 'O' or 'F' and the detail, then, when the target tracked recovery's reads,
-// a NUL and the reads (pool_reads.hpp's text form).
-[[noreturn]] void child_main(int fd, const image_target& target,
-                             const std::function<std::filesystem::path()>& prepare) {
-  const int null = ::open("/dev/null", O_WRONLY);
-  if (null >= 0) {
-    ::dup2(null, 1);
-    ::dup2(null, 2);
+// The server's loop: starts a child per request, `jobs` at most at once (the
+// checker sends up to twice that, so that the next images are written while
+// these are checked), relays each verdict, and
+// ends when the checker closes the request pipe (its children are killed
+// with it, child_process's destructor).
+[[noreturn]] void serve(int requests, int replies, const image_target& target, unsigned jobs, double timeout_s) {
+  // The heap came from the checker with its free chunks unmerged: merged
+  // here once, or each child's first large allocation merges them, writing
+  // to (so copying) pages all over the heap.
+  ::malloc_trim(0);
+  image_children children(target, timeout_s, {requests, replies});
+  std::deque<std::pair<std::uint64_t, std::filesystem::path>> queued;  // waiting for a free job
+  std::string in;
+  for (;;) {
+    std::vector<pollfd> fds{{requests, POLLIN, 0}};
+    children.add_poll_fds(fds);
+    if (::poll(fds.data(), fds.size(), children.wait_ms(1000)) < 0 && errno != EINTR) ::_exit(3);
+    if (fds[0].revents) {
+      char buf[4096];
+      const ssize_t n = ::read(requests, buf, sizeof buf);
+      if (n > 0) {
+        in.append(buf, std::size_t(n));
+        take_requests(in, [&](std::uint64_t tag, const std::filesystem::path& dir) { queued.emplace_back(tag, dir); });
+      } else if (n == 0 || errno != EINTR) {
+        ::_exit(0);  // the checker is done with us (or gone)
+      }
+    }
+    for (const auto& [tag, verdict] : children.collect()) {
+      const std::uint64_t length = verdict.size();
+      if (!write_all(replies, &tag, sizeof tag) || !write_all(replies, &length, sizeof length) ||
+          !write_all(replies, verdict.data(), verdict.size()))
+        ::_exit(0);  // the checker is gone
+    }
+    // After collecting: a job freed there starts its next image now, not
+    // when the next request or verdict wakes the loop.
+    while (children.running() < jobs && !queued.empty()) {
+      children.start(queued.front().first, queued.front().second);
+      queued.pop_front();
+    }
   }
-  std::string msg;
-  std::filesystem::path dir;
-  try {
-    dir = prepare();
-  } catch (const std::exception& e) {
-    write_all(fd, std::string("Xcould not write the image: ") + e.what());
-    ::_exit(0);
-  }
-  std::optional<pool_reads> reads;
-  try {
-    image_verdict v = target(dir);
-    msg = v.ok ? "O" : "F";
-    msg += v.detail;
-    reads = std::move(v.reads);
-  } catch (const std::exception& e) {
-    msg = std::string("F") + "recovery or the check threw: " + e.what();
-  } catch (...) {
-    msg = "Frecovery or the check threw a non-standard exception";
-  }
-  msg.resize(std::min<std::size_t>(msg.size(), 4000));
-  std::replace(msg.begin(), msg.end(), '\0', ' ');  // a NUL starts the reads
-  if (reads) {
-    msg.push_back('\0');
-    msg += encode(*reads);
-  }
-  write_all(fd, msg);
-  ::_exit(0);
 }
 
 }  // namespace
 
 image_jobs::image_jobs(image_target target, unsigned jobs, double timeout_s)
-    : target_(std::move(target)), jobs_(std::max(jobs, 1u)), timeout_s_(timeout_s) {}
+    : target_(std::move(target)), jobs_(std::max(jobs, 1u)), timeout_s_(timeout_s) {
+  // A socket pair rather than a pipe: a request sent to a server that died
+  // fails (MSG_NOSIGNAL) instead of raising SIGPIPE in the checker.
+  int ends[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+    throw std::runtime_error(fmt::format("cannot create a socket pair to the image server: {}", std::strerror(errno)));
+  const int read_end = ends[0];
+  const int write_end = ends[1];
+  try {
+    server_ = child_process::start("serve image checks", [&](int replies) -> int {
+      ::close(write_end);
+      serve(read_end, replies, target_, jobs_, timeout_s_);
+    });
+  } catch (...) {
+    ::close(read_end);
+    ::close(write_end);
+    throw;
+  }
+  ::close(read_end);
+  requests_ = write_end;
+}
 
-image_jobs::~image_jobs() = default;  // each child_process kills and reaps its child
+image_jobs::~image_jobs() {
+  if (requests_ >= 0) ::close(requests_);
+  // server_'s destructor kills and reaps the server; its children die with it.
+}
 
-void image_jobs::start(std::uint64_t tag, const std::function<std::filesystem::path()>& prepare) {
-  if (children_.size() >= jobs_) throw std::logic_error("image_jobs::start: every slot is busy");
-  child_process process = child_process::start("check an image", [&](int fd) -> int { child_main(fd, target_, prepare); });
-  process.set_nonblocking();
-  children_.push_back({std::move(process), tag, now_s(), {}});
+void image_jobs::start(std::uint64_t tag, const std::filesystem::path& dir) {
+  if (running_ >= capacity()) throw std::logic_error("image_jobs::start: every slot is busy");
+  const std::string& path = dir.native();
+  const auto length = std::uint32_t(path.size());
+  std::string request(sizeof tag + sizeof length, '\0');
+  std::memcpy(request.data(), &tag, sizeof tag);
+  std::memcpy(request.data() + sizeof tag, &length, sizeof length);
+  request += path;
+  if (!write_all(requests_, request.data(), request.size(), true)) server_lost("send it an image");
+  ++running_;
 }
 
 std::optional<image_jobs::finished> image_jobs::next() {
-  while (!children_.empty()) {
-    std::vector<pollfd> fds;
-    double soonest = 1e300;
-    for (const child& c : children_) {
-      fds.push_back({c.process.report_fd(), POLLIN, 0});
-      soonest = std::min(soonest, c.started + timeout_s_);
-    }
-    const int wait_ms = int(std::clamp((soonest - now_s()) * 1000.0, 0.0, 1000.0)) + 1;
-    if (::poll(fds.data(), fds.size(), wait_ms) < 0 && errno != EINTR)
-      throw std::runtime_error(fmt::format("poll on image checks failed: {}", std::strerror(errno)));
-    for (std::size_t i = 0; i < children_.size(); ++i) {
-      child& c = children_[i];
-      char buf[4096];
-      for (;;) {
-        const long n = c.process.read_some(buf, sizeof buf);
-        if (n > 0) {
-          c.message.append(buf, std::size_t(n));
-          continue;
-        }
-        if (n == 0) return reap(i, false);  // the child closed its end: it has exited or is exiting
-        break;                              // EAGAIN: nothing more yet
-      }
-      if (now_s() > c.started + timeout_s_) return reap(i, true);
-    }
-  }
-  return std::nullopt;
+  if (running_ == 0) return std::nullopt;
+  finished f;
+  std::uint64_t length = 0;
+  if (!server_->read_exact(&f.tag, sizeof f.tag) || !server_->read_exact(&length, sizeof length))
+    server_lost("read a verdict");
+  std::string wire(length, '\0');
+  if (!server_->read_exact(wire.data(), length)) server_lost("read a verdict");
+  --running_;
+  f.verdict = decode_verdict(wire);
+  return f;
 }
 
-image_jobs::finished image_jobs::reap(std::size_t index, bool timed_out) {
-  child c = std::move(children_[index]);
-  children_.erase(children_.begin() + std::ptrdiff_t(index));
-  if (timed_out) c.process.kill();
-  const child_exit end = c.process.wait();
-  finished f;
-  f.tag = c.tag;
-  if (timed_out) {
-    f.verdict = {false, fmt::format("recovery and the check did not finish within {} s", timeout_s_)};
-  } else if (end.signal) {
-    f.verdict = {false, fmt::format("recovery or the check died of signal {} ({})", end.signal, strsignal(end.signal))};
-  } else if (c.message.empty()) {
-    f.verdict = {false, "recovery or the check exited without a verdict"};
-  } else if (c.message[0] == 'X') {  // not the image's fault: the check itself cannot go on
-    throw std::runtime_error(c.message.substr(1));
-  } else {
-    std::string detail = c.message.substr(1);
-    const std::size_t nul = detail.find('\0');
-    if (nul != std::string::npos) {
-      f.verdict.reads = decode_pool_reads(detail.substr(nul + 1));
-      detail.resize(nul);
-    }
-    f.verdict.ok = c.message[0] == 'O';
-    f.verdict.detail = std::move(detail);
-  }
-  return f;
+void image_jobs::server_lost(const char* doing) {
+  server_->kill();
+  const child_exit end = server_->wait();
+  throw std::runtime_error(
+      end.signal ? fmt::format("the image server ended by signal {} ({}) when the checker tried to {}", end.signal,
+                               strsignal(end.signal), doing)
+                 : fmt::format("the image server exited (status {}) when the checker tried to {}", end.status, doing));
 }
 
 }  // namespace gpmx::check

@@ -65,6 +65,7 @@ class mapping {
  private:
   void check_inside(const void* p, std::uint64_t bytes) const;
   void flush(const void* p, std::uint64_t bytes) const;
+  void populate_if_small();
   std::filesystem::path path_;
   std::byte* base_ = nullptr;
   std::uint64_t size_ = 0;

@@ -25,11 +25,11 @@ constexpr int max_paths = 256;
 constexpr int max_children = 1024;
 constexpr std::size_t max_path_bytes = 4096;
 
-struct path_slot {
-  std::atomic<int> state{free_slot};
-  char path[max_path_bytes];
-};
-path_slot paths[max_paths];
+// The states apart from the paths: a forked child clears the states
+// (forget_in_child) and so touches one page, not the 1 MB of paths, which
+// it shares with its parent.
+std::atomic<int> path_state[max_paths];
+char path_text[max_paths][max_path_bytes];
 std::atomic<pid_t> children[max_children];
 std::atomic<bool> cleaning{false};
 
@@ -96,8 +96,8 @@ void clean_up_and_end(int sig) {
     if (const pid_t pid = c.load(); pid > 0)
       while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
       }
-  for (path_slot& s : paths)
-    if (s.state.load() == ready) remove_tree(s.path);
+  for (int i = 0; i < max_paths; ++i)
+    if (path_state[i].load() == ready) remove_tree(path_text[i]);
   // The handler was installed with SA_RESETHAND: the signal, raised again,
   // takes its default action once the handler returns, so whoever sent it
   // sees the process end by it.
@@ -118,7 +118,7 @@ void install() {
 void forget_in_child() {
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
   for (auto& c : children) c.store(0);
-  for (path_slot& s : paths) s.state.store(free_slot);
+  for (auto& s : path_state) s.store(free_slot);
 }
 
 scratch_path::scratch_path(std::filesystem::path p) : path_(std::move(p)) {
@@ -126,16 +126,16 @@ scratch_path::scratch_path(std::filesystem::path p) : path_(std::move(p)) {
   if (text.size() >= max_path_bytes) return;  // too long to keep: not removed on an interrupt
   for (int i = 0; i < max_paths; ++i) {
     int expected = free_slot;
-    if (!paths[i].state.compare_exchange_strong(expected, filling)) continue;
-    std::memcpy(paths[i].path, text.c_str(), text.size() + 1);
-    paths[i].state.store(ready);
+    if (!path_state[i].compare_exchange_strong(expected, filling)) continue;
+    std::memcpy(path_text[i], text.c_str(), text.size() + 1);
+    path_state[i].store(ready);
     slot_ = i;
     return;
   }
 }
 
 scratch_path::~scratch_path() {
-  if (slot_ >= 0) paths[slot_].state.store(free_slot);
+  if (slot_ >= 0) path_state[slot_].store(free_slot);
 }
 
 void add_child(pid_t pid) {

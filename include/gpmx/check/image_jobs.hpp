@@ -1,9 +1,10 @@
 #pragma once
 // Runs the recovery and consistency check of crash images in forked
 // children, several at a time (images are independent): each child gets the
-// directory its image was materialized into and reports a verdict through a
-// pipe. A child that crashes, or runs past the time limit (it is then
-// killed), fails its image. Fork only from a process with no other threads.
+// directory its image was materialized into and reports a verdict. A child
+// that crashes, or runs past the time limit (it is then killed), fails its
+// image. The children are forked by a server process forked once, when the
+// jobs are made. Make them only in a process with no other threads.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -32,40 +33,39 @@ using image_target = std::function<image_verdict(const std::filesystem::path& di
 
 class image_jobs {
  public:
-  // `jobs` children at most at once (at least 1); `timeout_s` per image.
+  // `jobs` images at most at once (at least 1); `timeout_s` per image.
+  // Forks the image server (image_jobs.cpp) at once: make the jobs before
+  // the calling process grows, since the server's children start from it.
   image_jobs(image_target target, unsigned jobs, double timeout_s);
-  ~image_jobs();  // kills and reaps children still running
+  ~image_jobs();  // ends the server; images still being checked are killed
   image_jobs(const image_jobs&) = delete;
   image_jobs& operator=(const image_jobs&) = delete;
 
-  unsigned capacity() const { return jobs_; }
-  std::size_t running() const { return children_.size(); }
-  // Forks a child that calls `prepare` (it writes the image's files and
-  // returns their directory: done in the child, so that several images are
-  // written at once) and checks the directory. The caller keeps the
-  // directory to this child until the tag comes back from next(). Call
-  // only when running() < capacity().
-  void start(std::uint64_t tag, const std::function<std::filesystem::path()>& prepare);
+  // Images that may be handed over at once: twice the jobs, so that the
+  // caller writes the next images while the children check these.
+  unsigned capacity() const { return 2 * jobs_; }
+  std::size_t running() const { return running_; }
+  // Checks the image whose files are in `dir` in a child of the server.
+  // The caller keeps the directory to this image until the tag comes back
+  // from next(). Call only when running() < capacity().
+  void start(std::uint64_t tag, const std::filesystem::path& dir);
   struct finished {
     std::uint64_t tag = 0;
     image_verdict verdict;
   };
-  // Waits for one child to finish; nullopt when none is running.
+  // Waits for one image's verdict; nullopt when none is being checked.
+  // Throws std::runtime_error when the server itself has died.
   std::optional<finished> next();
 
  private:
-  struct child {
-    child_process process;
-    std::uint64_t tag = 0;
-    double started = 0;
-    std::string message;
-  };
-  finished reap(std::size_t index, bool timed_out);
+  [[noreturn]] void server_lost(const char* doing);
 
   image_target target_;
   unsigned jobs_;
   double timeout_s_;
-  std::vector<child> children_;
+  std::optional<child_process> server_;
+  int requests_ = -1;
+  std::size_t running_ = 0;
 };
 
 }  // namespace gpmx::check
