@@ -5,7 +5,7 @@ images checked, failed images, causes and each cause's smallest image (the
 crash point, what was lost and kept, the verdict). Times and the order in
 which failures were found are left out: they vary from run to run.
 
-  scripts/compare-check-findings.py OLD_GPMX NEW_GPMX [--only WORKLOAD] [--jobs N]
+  scripts/compare-check-findings.py OLD_GPMX NEW_GPMX [--only WORKLOAD] [--jobs N] [--max-images N]
 
 Exit status 0 when every run agrees, 1 otherwise (the differences are printed).
 """
@@ -26,9 +26,10 @@ def strip(value):
     return value
 
 
-def check(gpmx, args, jobs):
+def check(gpmx, args, jobs, max_images):
+    limit = ["--max-images", str(max_images)] if max_images is not None else []
     with tempfile.TemporaryDirectory(prefix="gpmx-compare-") as data:
-        run = subprocess.run([gpmx, "check", *args, "--json", "--jobs", str(jobs), "--data", data],
+        run = subprocess.run([gpmx, "check", *args, *limit, "--json", "--jobs", str(jobs), "--data", data],
                              capture_output=True, text=True)
     if run.returncode not in (0, 1):
         raise SystemExit(f"{gpmx} check {' '.join(args)} failed ({run.returncode}): {run.stderr.strip()}")
@@ -52,19 +53,27 @@ def main():
     p.add_argument("new")
     p.add_argument("--only", help="one workload's runs")
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--max-images", type=int, help="gpmx check's --max-images (default: its own)")
     a = p.parse_args()
     differ = 0
     for args in runs(a.new, a.only):
-        old, new = check(a.old, args, a.jobs), check(a.new, args, a.jobs)
+        old, new = check(a.old, args, a.jobs, a.max_images), check(a.new, args, a.jobs, a.max_images)
         same = old == new
         differ += not same
         print(f"{'same' if same else 'DIFFERENT':9} gpmx check {' '.join(args)}: "
               f"{new['images']} images, {new['failed_images']} failed, {len(new['failures'])} causes")
         if not same:
             for key in sorted(set(old) | set(new)):
-                if old.get(key) != new.get(key):
+                if key != "failures" and old.get(key) != new.get(key):
                     print(f"    {key}: old {json.dumps(old.get(key))[:300]}")
                     print(f"    {key}: new {json.dumps(new.get(key))[:300]}")
+            for i, (a, b) in enumerate(zip(old["failures"], new["failures"])):
+                for key in sorted(set(a) | set(b)):
+                    if a.get(key) != b.get(key):
+                        print(f"    failure {i + 1} {key}: old {json.dumps(a.get(key))[:400]}")
+                        print(f"    failure {i + 1} {key}: new {json.dumps(b.get(key))[:400]}")
+            if len(old["failures"]) != len(new["failures"]):
+                print(f"    causes: old {len(old['failures'])}, new {len(new['failures'])}")
     print(f"{differ} of the runs differ" if differ else "every run agrees")
     return 1 if differ else 0
 

@@ -36,6 +36,13 @@ bool write_all(int fd, const void* data, std::size_t n, bool socket = false) {
   return true;
 }
 
+void reply(int replies, std::uint64_t tag, const std::string& verdict) {
+  const std::uint64_t length = verdict.size();
+  if (!write_all(replies, &tag, sizeof tag) || !write_all(replies, &length, sizeof length) ||
+      !write_all(replies, verdict.data(), verdict.size()))
+    ::_exit(0);  // the checker is gone
+}
+
 // Takes the complete requests off the front of `in`.
 template <class F>
 void take_requests(std::string& in, F&& start) {
@@ -55,9 +62,10 @@ void take_requests(std::string& in, F&& start) {
 
 // The server's loop: starts a child per request, `jobs` at most at once (the
 // checker sends up to twice that, so that the next images are written while
-// these are checked), relays each verdict, and
-// ends when the checker closes the request pipe (its children are killed
-// with it, child_process's destructor).
+// these are checked), relays each verdict, and ends when the checker closes
+// its end (the children die with the server: die_with). A child that cannot
+// be started is not its image's fault: the reply is 'X' and the reason, and
+// the checker stops with it.
 [[noreturn]] void serve(int requests, int replies, const image_target& target, unsigned jobs, double timeout_s) {
   // The heap came from the checker with its free chunks unmerged: merged
   // here once, or each child's first large allocation merges them, writing
@@ -80,17 +88,17 @@ void take_requests(std::string& in, F&& start) {
         ::_exit(0);  // the checker is done with us (or gone)
       }
     }
-    for (const auto& [tag, verdict] : children.collect()) {
-      const std::uint64_t length = verdict.size();
-      if (!write_all(replies, &tag, sizeof tag) || !write_all(replies, &length, sizeof length) ||
-          !write_all(replies, verdict.data(), verdict.size()))
-        ::_exit(0);  // the checker is gone
-    }
+    for (const auto& [tag, verdict] : children.collect()) reply(replies, tag, verdict);
     // After collecting: a job freed there starts its next image now, not
     // when the next request or verdict wakes the loop.
     while (children.running() < jobs && !queued.empty()) {
-      children.start(queued.front().first, queued.front().second);
+      const auto [tag, dir] = std::move(queued.front());
       queued.pop_front();
+      try {
+        children.start(tag, dir);
+      } catch (const std::exception& e) {
+        reply(replies, tag, std::string("X") + e.what());
+      }
     }
   }
 }
@@ -146,6 +154,7 @@ std::optional<image_jobs::finished> image_jobs::next() {
   std::string wire(length, '\0');
   if (!server_->read_exact(wire.data(), length)) server_lost("read a verdict");
   --running_;
+  if (wire.starts_with('X')) throw std::runtime_error(wire.substr(1));  // the server could not check it
   f.verdict = decode_verdict(wire);
   return f;
 }

@@ -51,8 +51,8 @@ mapping::mapping(const std::filesystem::path& path, const std::filesystem::path&
 void mapping::populate_if_small() {
   // A small pool in memory gets its page tables at once: one system call
   // instead of a page fault per 16 pages touched. The checker opens a pool
-  // per crash image, and on gpKVS those faults were a third of an image's
-  // (docs/check.md). Large pools, or pools on disk, fault in as used:
+  // per crash image; on gpKVS this removed a sixth of an image's page
+  // faults (docs/check.md). Large pools, or pools on disk, fault in as used:
   // populating would read, or allocate, all of them.
   constexpr std::size_t most = std::size_t(8) << 20;
 #ifdef MADV_POPULATE_WRITE

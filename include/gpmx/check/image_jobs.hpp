@@ -54,7 +54,8 @@ class image_jobs {
     image_verdict verdict;
   };
   // Waits for one image's verdict; nullopt when none is being checked.
-  // Throws std::runtime_error when the server itself has died.
+  // Throws std::runtime_error when the server itself has died, or could
+  // not start a child (a failed fork: not the image's fault).
   std::optional<finished> next();
 
  private:
