@@ -144,6 +144,7 @@ class checker {
     }
     while (auto f = jobs_.next()) finish(*f);
     if (stopped()) r_.complete = r_.covers_all = false;
+    order_causes_by_first_image();
     explain_unexplained_by_reads();
     keep_failing_images();
     fs::remove_all(o_.work_dir);  // scratch: every child has been reaped
@@ -286,10 +287,13 @@ class checker {
     free_slots_.push_back(p.slot);
     if (f.verdict.ok) return;
     ++r_.failed_images;
-    record_failure(p, f.verdict.detail);
+    record_failure(p, f.tag, f.verdict.detail);
   }
 
-  void record_failure(const pending& p, const std::string& verdict) {
+  // Images come back in the order their children finish, which varies with
+  // the jobs; ties are broken by the order images were made (the tag), so
+  // that a cause's smallest image, and the causes' order, do not vary.
+  void record_failure(const pending& p, std::uint64_t tag, const std::string& verdict) {
     const std::vector<missing_order> why = explain_image(t_, *order_, p.image, 4, p.position);
     const bool scoped = promoted_ && !promoted_->is_closed(p.image);
     std::string key, cause;
@@ -308,6 +312,8 @@ class checker {
     }
     auto [it, added] = by_cause_.try_emplace(key, r_.failures.size());
     if (added) {
+      first_tag_.push_back(tag);
+      smallest_tag_.push_back(tag);
       r_.failures.emplace_back();
       r_.failures.back().cause = cause;
       r_.failures.back().found_after_s = seconds_since(t0_);
@@ -315,8 +321,12 @@ class checker {
     }
     check_failure& f = r_.failures[it->second];
     ++f.images;
+    first_tag_[it->second] = std::min(first_tag_[it->second], tag);
     const std::size_t lost_count = lost.count();
-    if (!added && std::tie(lost_count, p.position) >= std::tie(f.lost_count, f.position)) return;
+    if (!added && std::tie(lost_count, p.position, tag) >=
+                      std::tie(f.lost_count, f.position, smallest_tag_[it->second]))
+      return;
+    smallest_tag_[it->second] = tag;
     f.scoped_persistency_bug = scoped || (!why.empty() && why.front().scoped_persistency_bug);
     f.position = p.position;
     f.crash_at = crash_site(t_, p.position);
@@ -370,6 +380,27 @@ class checker {
       last = e;
     });
     return out;
+  }
+
+  // The causes in the order of their first failing image as made, not as
+  // it came back.
+  void order_causes_by_first_image() {
+    std::vector<std::size_t> order(r_.failures.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return first_tag_[a] < first_tag_[b]; });
+    std::vector<std::size_t> new_index(order.size());
+    std::vector<check_failure> failures;
+    std::map<std::size_t, store_set> smallest;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      new_index[order[k]] = k;
+      failures.push_back(std::move(r_.failures[order[k]]));
+      smallest[k] = std::move(smallest_.at(order[k]));
+    }
+    for (auto& [key, i] : by_cause_) i = new_index[i];
+    r_.failures = std::move(failures);
+    smallest_ = std::move(smallest);
+    first_tag_.clear();  // by the old indices: no longer needed
+    smallest_tag_.clear();
   }
 
   // Each failure no rule explains: its smallest image recovered again
@@ -430,6 +461,8 @@ class checker {
   std::unordered_set<std::uint64_t> seen_;
   std::map<std::string, std::size_t> by_cause_;
   std::map<std::size_t, store_set> smallest_;  // by failure index
+  std::vector<std::uint64_t> first_tag_;       // by failure index: its first image made
+  std::vector<std::uint64_t> smallest_tag_;    // by failure index: its smallest image
   std::uint64_t next_tag_ = 0;
   search_pass pass_ = search_pass::single;
   std::size_t pass_used_ = 0;  // images the current multi-loss pass made

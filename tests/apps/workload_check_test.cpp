@@ -23,14 +23,14 @@ using namespace gpmx;
 namespace fs = std::filesystem;
 
 check::check_report check(const std::string& workload, apps::style s, check::persist_model m,
-                          const std::string& bug, std::size_t max_images, bool stop_at_first) {
+                          const std::string& bug, std::size_t max_images, bool stop_at_first, unsigned jobs = 2) {
   apps::workload& w = apps::find_workload(workload);
   const scratch_dir sc({}, "check-" + workload + "-" + (bug.empty() ? "ok" : bug) + "-" + check::to_string(m));
   check::check_options o;
   o.model = m;
   o.max_images = max_images;
   o.stop_at_first = stop_at_first;
-  o.jobs = 2;
+  o.jobs = jobs;
   o.root = sc / "traced";
   o.work_dir = sc / "images";
   return apps::check_workload(w, apps::resolve_params(w, w.small_params()), s, bug, 1, o);
@@ -123,5 +123,30 @@ std::string bug_name(const testing::TestParamInfo<bug_case>& info) {
 
 INSTANTIATE_TEST_SUITE_P(EveryWorkload, SeededBugs, testing::ValuesIn(bug_cases()), bug_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SeededBugs);
+
+// Verdicts come back in the order the children finish, which varies with
+// the jobs; the causes, their order and each one's smallest image must not.
+TEST(CheckFindings, DoNotDependOnTheNumberOfJobs) {
+  const auto findings = [](const check::check_report& r) {
+    std::vector<std::string> out;
+    for (const check::check_failure& f : r.failures) {
+      std::string one = f.cause + "|" + f.crash_at + "|" + f.verdict + "|" + f.trusted + "|" +
+                        std::to_string(f.lost_count) + "|" + std::to_string(f.kept_count) + "|" +
+                        std::to_string(f.images);
+      for (const std::string& s : f.lost) one += "|lost " + s;
+      for (const std::string& s : f.kept) one += "|kept " + s;
+      out.push_back(std::move(one));
+    }
+    return out;
+  };
+  const check::check_report one = check("gpdb", apps::style::epoch, check::persist_model::epoch, "log-tail-first",
+                                        300, false, 1);
+  const check::check_report three = check("gpdb", apps::style::epoch, check::persist_model::epoch,
+                                          "log-tail-first", 300, false, 3);
+  ASSERT_GT(one.failures.size(), 1u) << "the comparison needs several causes";
+  EXPECT_EQ(one.images, three.images);
+  EXPECT_EQ(one.failed_images, three.failed_images);
+  EXPECT_EQ(findings(one), findings(three));
+}
 
 }  // namespace
