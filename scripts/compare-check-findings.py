@@ -5,7 +5,7 @@ images checked, failed images, causes and each cause's smallest image (the
 crash point, what was lost and kept, the verdict). Times and the order in
 which failures were found are left out: they vary from run to run.
 
-  scripts/compare-check-findings.py OLD_GPMX NEW_GPMX [--only WORKLOAD] [--jobs N] [--max-images N]
+  scripts/compare-check-findings.py OLD_GPMX NEW_GPMX [--only WORKLOAD] [--bugs-only] [--jobs N] [--max-images N]
 
 Exit status 0 when every run agrees, 1 otherwise (the differences are printed).
 """
@@ -33,7 +33,8 @@ def check(gpmx, args, jobs, max_images):
                              capture_output=True, text=True)
     if run.returncode not in (0, 1):
         raise SystemExit(f"{gpmx} check {' '.join(args)} failed ({run.returncode}): {run.stderr.strip()}")
-    report = strip(json.loads(run.stdout))
+    # Where failing images were kept names the scratch directory: not a finding.
+    report = strip(json.loads(run.stdout.replace(data, "DATA")))
     report["failures"] = sorted(report.get("failures", []), key=lambda f: json.dumps(f, sort_keys=True))
     return report
 
@@ -52,11 +53,14 @@ def main():
     p.add_argument("old")
     p.add_argument("new")
     p.add_argument("--only", help="one workload's runs")
+    p.add_argument("--bugs-only", action="store_true", help="only the seeded bugs")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--max-images", type=int, help="gpmx check's --max-images (default: its own)")
     a = p.parse_args()
     differ = 0
     for args in runs(a.new, a.only):
+        if a.bugs_only and "--bug" not in args:
+            continue
         old, new = check(a.old, args, a.jobs, a.max_images), check(a.new, args, a.jobs, a.max_images)
         same = old == new
         differ += not same
@@ -67,11 +71,11 @@ def main():
                 if key != "failures" and old.get(key) != new.get(key):
                     print(f"    {key}: old {json.dumps(old.get(key))[:300]}")
                     print(f"    {key}: new {json.dumps(new.get(key))[:300]}")
-            for i, (a, b) in enumerate(zip(old["failures"], new["failures"])):
-                for key in sorted(set(a) | set(b)):
-                    if a.get(key) != b.get(key):
-                        print(f"    failure {i + 1} {key}: old {json.dumps(a.get(key))[:400]}")
-                        print(f"    failure {i + 1} {key}: new {json.dumps(b.get(key))[:400]}")
+            for i, (was, now) in enumerate(zip(old["failures"], new["failures"])):
+                for key in sorted(set(was) | set(now)):
+                    if was.get(key) != now.get(key):
+                        print(f"    failure {i + 1} {key}: old {json.dumps(was.get(key))[:400]}")
+                        print(f"    failure {i + 1} {key}: new {json.dumps(now.get(key))[:400]}")
             if len(old["failures"]) != len(new["failures"]):
                 print(f"    causes: old {len(old['failures'])}, new {len(new['failures'])}")
     print(f"{differ} of the runs differ" if differ else "every run agrees")
