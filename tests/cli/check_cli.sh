@@ -59,6 +59,10 @@ expect 1 "$gpmx" check --trace reduction.trace --root traced --max-images 5 --ve
 expect 1 "$gpmx" check --trace reduction.trace --root traced --max-images 5 --verify "echo the image is broken >&2; exit 3"
 has "exited with code 3; its stderr ended with: the image is broken"
 has 'single drops: '
+# gpmx check binds symbols eagerly (LD_BIND_NOW in its own image only):
+# the verify command does not inherit it.
+expect 0 "$gpmx" check --trace reduction.trace --root traced --model sbrp --max-images 5 \
+  --verify 'test -z "${LD_BIND_NOW+set}" && test -z "${GPMX_BOUND_EAGERLY+set}"'
 expect 0 "$gpmx" check --trace reduction.trace --root traced --model sbrp --max-images 40 --verify true --json
 has '"pairs_total"'
 has '"single_drops"'

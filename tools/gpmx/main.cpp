@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "eager_binding.hpp"
 #include "option_checks.hpp"
 #include "gpmx/support/error.hpp"
 #include "gpmx/support/interrupt_cleanup.hpp"
@@ -22,6 +23,7 @@ int exit_status_for(gpmx::error_code code) {
 
 int main(int argc, char** argv) {
   using namespace gpmx::cli;
+  bind_symbols_eagerly_for_checks(argc, argv);
   // First: a SIGINT, SIGTERM or SIGHUP kills this process's children and
   // removes its scratch directories before it ends.
   gpmx::interrupt_cleanup::install();
