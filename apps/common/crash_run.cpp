@@ -24,21 +24,12 @@ namespace {
 constexpr char tag_killed = 'K', tag_done = 'D', tag_error = 'E', tag_config = 'C';
 int report_fd = -1;
 
-void write_all(int fd, const void* p, std::size_t n) {
-  const auto* b = static_cast<const char*>(p);
-  while (n > 0) {
-    const ssize_t w = ::write(fd, b, n);
-    if (w <= 0) return;  // the parent is gone: nothing to tell
-    b += w;
-    n -= std::size_t(w);
-  }
-}
 
 void send_count(char tag, std::uint64_t n) {
   char msg[9];
   msg[0] = tag;
   std::memcpy(msg + 1, &n, 8);
-  write_all(report_fd, msg, sizeof msg);
+  (void)write_all(report_fd, msg, sizeof msg);
 }
 
 // Runs in the child on the thread that reached the limit (and any after it):
@@ -62,15 +53,15 @@ void tell_and_go_on(std::uint64_t point) {
     work();
   } catch (const config_error& e) {
     const std::string what = std::string(1, tag_config) + std::string(e.what()).substr(0, 4000);
-    write_all(fd, what.data(), what.size());
+    (void)write_all(fd, what.data(), what.size());
     ::_exit(2);
   } catch (const std::exception& e) {
     const std::string what = std::string(1, tag_error) + std::string(e.what()).substr(0, 4000);
-    write_all(fd, what.data(), what.size());
+    (void)write_all(fd, what.data(), what.size());
     ::_exit(3);
   } catch (...) {
     const char what[] = "Eunknown exception";
-    write_all(fd, what, sizeof what - 1);
+    (void)write_all(fd, what, sizeof what - 1);
     ::_exit(3);
   }
   send_count(tag_done, crash_trigger::count());

@@ -24,10 +24,12 @@ namespace {
 
 // The wire: requests are [tag u64][path length u32][path]; replies are
 // [tag u64][length u64][encoded verdict].
-bool write_all(int fd, const void* data, std::size_t n, bool socket = false) {
+
+// A socket: a send to a server that died fails instead of raising SIGPIPE.
+bool send_all(int socket, const void* data, std::size_t n) {
   const auto* at = static_cast<const char*>(data);
   while (n > 0) {
-    const ssize_t w = socket ? ::send(fd, at, n, MSG_NOSIGNAL) : ::write(fd, at, n);
+    const ssize_t w = ::send(socket, at, n, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) return false;
     at += w;
@@ -141,7 +143,7 @@ void image_jobs::start(std::uint64_t tag, const std::filesystem::path& dir) {
   std::memcpy(request.data(), &tag, sizeof tag);
   std::memcpy(request.data() + sizeof tag, &length, sizeof length);
   request += path;
-  if (!write_all(requests_, request.data(), request.size(), true)) server_lost("send it an image");
+  if (!send_all(requests_, request.data(), request.size())) server_lost("send it an image");
   ++running_;
 }
 

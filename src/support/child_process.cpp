@@ -130,6 +130,18 @@ child_exit exit_of(int status) {
 }
 }  // namespace
 
+bool write_all(int fd, const void* data, std::size_t n) {
+  const auto* at = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::write(fd, at, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    at += w;
+    n -= std::size_t(w);
+  }
+  return true;
+}
+
 child_exit run_shell(const std::string& command) {
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();

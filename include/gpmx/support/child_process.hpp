@@ -67,6 +67,11 @@ class child_process {
   child_exit exit_;
 };
 
+// Writes all n bytes to fd (a child's report pipe, or any descriptor),
+// retrying interrupted writes; false when the reader is gone or writing
+// failed.
+bool write_all(int fd, const void* data, std::size_t n);
+
 // Runs `command` with /bin/sh -c in a child that dies with this process
 // (die_with; the shell runs a simple command in place, so the command itself
 // is covered too) and waits for it. Throws gpmx::error (io) when the fork
