@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "gpmx/check/crash_point.hpp"
+#include "gpmx/check/findings.hpp"
 #include "gpmx/check/materialize.hpp"
 #include "gpmx/check/persist_order.hpp"
 #include "gpmx/support/elapsed.hpp"
@@ -103,27 +104,28 @@ std::vector<fs::path> other_files(const fs::path& root, const trace::trace& t) {
   return out;
 }
 
+}  // namespace
+
 class checker {
  public:
+  // The image server is forked first, while the process is small; then the
+  // persist orders are built once for every share.
   checker(const trace::trace& t, const image_target& target, const check_options& o)
-      : t_(t), o_(o), jobs_(target, o.jobs, o.timeout_s), root_(fs::absolute(o.root).lexically_normal()) {}
-
-  check_report run() {
-    const auto t0 = std::chrono::steady_clock::now();
-    t0_ = t0;
+      : t_(t), o_(o), jobs_(target, o.jobs, o.timeout_s), root_(fs::absolute(o.root).lexically_normal()),
+        t0_(std::chrono::steady_clock::now()) {
     order_ = std::make_unique<persist_order>(t_, order_options{o_.model, o_.granularity, o_.max_granule_stores});
     if (o_.model == persist_model::sbrp)
       promoted_ = std::make_unique<persist_order>(
           t_, order_options{persist_model::sbrp_promoted, o_.granularity, o_.max_granule_stores});
-    r_.model = to_string(o_.model);
-    r_.strategy = to_string(o_.strategy.strategy);
-    r_.events = t_.events.size();
-    r_.granule_stores = order_->size();
     copies_ = other_files(root_, t_);
+    for (unsigned s = 0; s < jobs_.capacity(); ++s) free_slots_.push_back(s);
+  }
+
+  findings check_share(const image_share& share) {
+    begin_share(share);
     const std::vector<std::uint64_t> positions = crash_positions(t_, o_, r_.crash_points_total);
     r_.crash_points = positions.size();
     if (positions.size() < r_.crash_points_total) r_.complete = r_.covers_all = false;
-    for (unsigned s = 0; s < jobs_.capacity(); ++s) free_slots_.push_back(s);
 
     // mixed: every crash point's single drops first, so that what drop-one
     // finds is found as soon as before; then pairs, then random multi-loss
@@ -140,16 +142,33 @@ class checker {
       for_each_state(positions, [&](const crash_state& at, std::size_t done) {
         check_crash_point(at, positions.size() - done);
         if (o_.progress) o_.progress((double(p) + double(done + 1) / double(positions.size())) / double(passes.size()));
+        if (o_.tick) o_.tick();
       });
     }
     while (auto f = jobs_.next()) finish(*f);
     if (stopped()) r_.complete = r_.covers_all = false;
-    order_causes_by_first_image();
+    return share_findings();
+  }
+
+  // The report of the merged findings: the causes in the order of their
+  // first images, unexplained ones recovered again under read tracking,
+  // the smallest images kept.
+  check_report report(const std::vector<findings>& parts) {
+    const findings merged = merge_findings(parts);
+    r_.failed_images = merged.failed_images;
+    r_.failures.clear();
+    smallest_.clear();
+    by_cause_.clear();
+    for (const cause_findings& c : merged.causes) {
+      by_cause_[c.key] = r_.failures.size();
+      smallest_[r_.failures.size()] = store_set::from_words(order_->size(), c.smallest);
+      r_.failures.push_back(c.failure);
+    }
     explain_unexplained_by_reads();
     keep_failing_images();
     fs::remove_all(o_.work_dir);  // scratch: every child has been reaped
-    r_.seconds = seconds_since(t0);
-    return std::move(r_);
+    r_.seconds = seconds_since(t0_);
+    return r_;
   }
 
  private:
@@ -161,6 +180,37 @@ class checker {
   };
 
   enum class search_pass { single, pairs, multi_loss };
+
+  // What one share starts from: nothing made, nothing found.
+  void begin_share(const image_share& share) {
+    share_ = share;
+    r_ = check_report{};
+    r_.model = to_string(o_.model);
+    r_.strategy = to_string(o_.strategy.strategy);
+    r_.events = t_.events.size();
+    r_.granule_stores = order_->size();
+    seen_.clear();
+    by_cause_.clear();
+    smallest_.clear();
+    first_tag_.clear();
+    smallest_tag_.clear();
+    next_tag_ = 0;
+    checked_ = 0;
+  }
+
+  findings share_findings() const {
+    findings out;
+    out.events = r_.events;
+    out.granule_stores = r_.granule_stores;
+    out.images_made = r_.images;
+    out.images_checked = checked_;
+    out.failed_images = r_.failed_images;
+    for (const auto& [key, i] : by_cause_)
+      out.causes.push_back({key, first_tag_[i], smallest_tag_[i], r_.failures[i], smallest_.at(i).words()});
+    std::sort(out.causes.begin(), out.causes.end(),
+              [](const cause_findings& a, const cause_findings& b) { return a.first_image < b.first_image; });
+    return out;
+  }
 
   // Calls f(state, index) for every position in order, building crash
   // states a chunk at a time (each holds three sets over every store).
@@ -248,12 +298,19 @@ class checker {
         ++r_.duplicate_images;
         continue;
       }
+      // Every process making these images gives each the same tag; a
+      // share checks only its own but counts them all.
+      const std::uint64_t tag = next_tag_++;
+      if (share_ && !share_(tag)) {
+        ++r_.images;
+        continue;
+      }
       while (free_slots_.empty()) finish(*jobs_.next());
       const unsigned slot = free_slots_.back();
       free_slots_.pop_back();
       store_set kept = image;
       kept.subtract(at.must);
-      const std::uint64_t tag = next_tag_++;
+      ++checked_;
       const pending& p = pending_.emplace(tag, pending{image, at.position, slot, std::move(kept)}).first->second;
       jobs_.start(tag, write_image(o_.work_dir / fmt::format("image-{}", p.slot), p.image, p.position));
       ++r_.images;
@@ -285,6 +342,7 @@ class checker {
     pending p = std::move(it->second);
     pending_.erase(it);
     free_slots_.push_back(p.slot);
+    if (o_.tick) o_.tick();
     if (f.verdict.ok) return;
     ++r_.failed_images;
     record_failure(p, f.tag, f.verdict.detail);
@@ -382,27 +440,6 @@ class checker {
     return out;
   }
 
-  // The causes in the order of their first failing image as made, not as
-  // it came back.
-  void order_causes_by_first_image() {
-    std::vector<std::size_t> order(r_.failures.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return first_tag_[a] < first_tag_[b]; });
-    std::vector<std::size_t> new_index(order.size());
-    std::vector<check_failure> failures;
-    std::map<std::size_t, store_set> smallest;
-    for (std::size_t k = 0; k < order.size(); ++k) {
-      new_index[order[k]] = k;
-      failures.push_back(std::move(r_.failures[order[k]]));
-      smallest[k] = std::move(smallest_.at(order[k]));
-    }
-    for (auto& [key, i] : by_cause_) i = new_index[i];
-    r_.failures = std::move(failures);
-    smallest_ = std::move(smallest);
-    first_tag_.clear();  // by the old indices: no longer needed
-    smallest_tag_.clear();
-  }
-
   // Each failure no rule explains: its smallest image recovered again
   // under the traced target, which says what recovery read.
   void explain_unexplained_by_reads() {
@@ -454,6 +491,9 @@ class checker {
   const check_options& o_;
   image_jobs jobs_;
   fs::path root_;
+  std::chrono::steady_clock::time_point t0_;
+  image_share share_;
+  std::size_t checked_ = 0;  // images of this share started
   std::unique_ptr<persist_order> order_, promoted_;
   std::vector<fs::path> copies_;
   std::vector<unsigned> free_slots_;
@@ -466,24 +506,37 @@ class checker {
   std::uint64_t next_tag_ = 0;
   search_pass pass_ = search_pass::single;
   std::size_t pass_used_ = 0;  // images the current multi-loss pass made
-  std::chrono::steady_clock::time_point t0_;
   check_report r_;
 };
 
-}  // namespace
-
-check_report check_trace(const trace::trace& t, const image_target& target, const check_options& options) {
-  if (options.work_dir.empty()) throw check_error("check: no scratch directory for the images was given");
-  // The images are scratch: removed on an interrupt, and on an error once
-  // the checker has reaped its children (as run() removes them at its end).
-  const interrupt_cleanup::scratch_path on_interrupt(options.work_dir);
+check_session::check_session(const trace::trace& t, const image_target& target, const check_options& options)
+    : options_(options) {
+  if (options_.work_dir.empty()) throw check_error("check: no scratch directory for the images was given");
+  // The images are scratch: removed on an interrupt, and when the session
+  // ends (also by an error) once its children have been reaped.
+  on_interrupt_ = std::make_unique<interrupt_cleanup::scratch_path>(options_.work_dir);
   try {
-    return checker(t, target, options).run();
+    impl_ = std::make_unique<checker>(t, target, options_);
   } catch (...) {
     std::error_code ec;  // the error being thrown is the one to report
-    fs::remove_all(options.work_dir, ec);
+    fs::remove_all(options_.work_dir, ec);
     throw;
   }
+}
+
+check_session::~check_session() {
+  impl_.reset();  // reaps the image server and its children first
+  std::error_code ec;
+  fs::remove_all(options_.work_dir, ec);
+}
+
+findings check_session::check_share(const image_share& share) { return impl_->check_share(share); }
+
+check_report check_session::report(const std::vector<findings>& parts) { return impl_->report(parts); }
+
+check_report check_trace(const trace::trace& t, const image_target& target, const check_options& options) {
+  check_session session(t, target, options);
+  return session.report({session.check_share({})});
 }
 
 }  // namespace gpmx::check

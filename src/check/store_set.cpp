@@ -6,9 +6,21 @@
 #include <stdexcept>
 #include <string>
 
+#include "gpmx/check/model.hpp"
+
 namespace gpmx::check {
 
 store_set::store_set(std::size_t universe) : universe_(universe), words_((universe + 63) / 64, 0) {}
+
+store_set store_set::from_words(std::size_t universe, std::vector<std::uint64_t> words) {
+  store_set s(universe);
+  const bool tail_clear = universe % 64 == 0 || words.empty() || (words.back() >> (universe % 64)) == 0;
+  if (words.size() != s.words_.size() || !tail_clear)
+    throw check_error("a set of " + std::to_string(words.size()) + " words does not fit " +
+                      std::to_string(universe) + " granule-stores: it comes from another persist order");
+  s.words_ = std::move(words);
+  return s;
+}
 
 bool store_set::contains(std::size_t id) const {
   return id < universe_ && (words_[id / 64] >> (id % 64) & 1) != 0;

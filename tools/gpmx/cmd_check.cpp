@@ -17,7 +17,9 @@
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/support/child_process.hpp"
 #include "gpmx/trace/trace_file.hpp"
+#include "gpmx/scale/distributed_check.hpp"
 #include "kv_table.hpp"
+#include "mpi_ranks.hpp"
 #include "option_checks.hpp"
 #include "progress_bar.hpp"
 #include "verify_command.hpp"
@@ -40,6 +42,8 @@ struct check_args {
   unsigned jobs = 0;
   double timeout = 60;
   bool json = false, quiet = false, list_bugs = false, first = false;
+  bool mpi = false;
+  double rank_timeout = 150;
 };
 
 void list_bugs(bool json) {
@@ -53,7 +57,34 @@ void list_bugs(bool json) {
   if (json) std::cout << out.dump(2) << '\n';
 }
 
-void print_report(const std::string& what, const check::check_report& r, bool json) {
+void add_rank_rows(kv_result& k, const scale::distributed_report& d) {
+  std::string checked;
+  for (unsigned r = 0; r < d.images_checked.size(); ++r)
+    checked += fmt::format("{}{}: {}", r ? ", " : "", r, d.images_checked[r]);
+  const std::uint64_t exchanged = d.bytes_sent + d.bytes_received;
+  nlohmann::json lost = nlohmann::json::array();
+  for (const scale::lost_rank& l : d.lost)
+    lost.push_back({{"rank", l.rank}, {"round", l.round}, {"why", l.why}, {"images_held", l.images_held},
+                    {"checked_again_by", l.checked_again_by}});
+  k.json["mpi"] = {{"ranks", d.ranks}, {"rounds", d.rounds}, {"images_checked", d.images_checked},
+                   {"bytes_sent", d.bytes_sent}, {"bytes_received", d.bytes_received},
+                   {"findings_bytes", d.findings_bytes},
+                   {"bytes_per_image", d.report.images ? double(exchanged) / double(d.report.images) : 0.0},
+                   {"lost", lost}};
+  k.rows.push_back({"ranks", fmt::format("{} (images checked by rank: {})", d.ranks, checked)});
+  k.rows.push_back({"exchanged", fmt::format("{} bytes by rank 0 ({:.1f} per image; findings {} bytes)", exchanged,
+                                                  d.report.images ? double(exchanged) / double(d.report.images) : 0.0,
+                                                  d.findings_bytes)});
+  for (const scale::lost_rank& l : d.lost) {
+    std::string heirs;
+    for (unsigned h : l.checked_again_by) heirs += fmt::format("{}{}", heirs.empty() ? "" : ", ", h);
+    k.rows.push_back({"lost rank", fmt::format("rank {} in round {}: {}; its {} images were checked again by "
+                                                    "rank {}", l.rank, l.round + 1, l.why, l.images_held, heirs)});
+  }
+}
+
+void print_report(const std::string& what, const check::check_report& r, bool json,
+                  const scale::distributed_report* ranks = nullptr) {
   kv_result k;
   k.add("checked", "checked", what, what);
   k.add("model", "model", r.model, r.model);
@@ -84,6 +115,7 @@ void print_report(const std::string& what, const check::check_report& r, bool js
                         {"found_after_s", f.found_after_s}, {"found_after_images", f.found_after_images},
                         {"kept_at", f.kept_at}, {"reads", f.reads}, {"read_lost", f.read_lost}});
   k.json["failures"] = failures;
+  if (ranks) add_rank_rows(k, *ranks);
   print_result(k, json);
   if (json) return;
   for (std::size_t i = 0; i < r.failures.size(); ++i) {
@@ -153,30 +185,41 @@ void check_positions(const check_args& a, const trace::trace& t) {
 }
 
 // Checks with a progress bar, prints the report, exits 1 on a failure.
+// With ranks (--mpi), every rank checks its share and rank 0 alone reports.
 void check_and_report(const std::string& what, const trace::trace& t, const check::image_target& target,
-                      check::check_options o, const check_args& a) {
+                      check::check_options o, const check_args& a, scale::rank_transport* ranks) {
   check_positions(a, t);
-  progress_bar bar("check " + what, !a.quiet && !a.json);
+  const bool lead = !ranks || ranks->rank() == 0;
+  progress_bar bar("check " + what, !a.quiet && !a.json && lead);
   o.progress = [&bar](double f) { bar.update(f); };
-  const check::check_report r = check::check_trace(t, target, o);
-  print_report(what, r, a.json);
-  if (!r.failures.empty()) throw exit_request{exit_check_failed};
+  if (!ranks) {
+    const check::check_report r = check::check_trace(t, target, o);
+    print_report(what, r, a.json);
+    if (!r.failures.empty()) throw exit_request{exit_check_failed};
+    return;
+  }
+  const std::optional<scale::distributed_report> d =
+      scale::check_across_ranks(*ranks, t, target, o, {.rank_timeout_s = a.rank_timeout});
+  if (!d) return;
+  print_report(what, d->report, a.json, &*d);
+  if (!d->report.failures.empty()) throw exit_request{exit_check_failed};
 }
 
-void check_trace_file(const check_args& a) {
+void check_trace_file(const check_args& a, scale::rank_transport* ranks) {
   if (a.verify_cmd.empty()) throw config_error("check --trace FILE needs --verify CMD (recovers and checks GPMX_IMAGE_DIR)");
   const trace::trace t = trace::read_trace(a.trace_file);
   if (t.pools.empty()) throw config_error(fmt::format("trace '{}' maps no pool: nothing to check", a.trace_file));
   check::check_options o = options_from(a, check::parse_model(a.model.empty() ? "sbrp" : a.model));
   o.root = a.root.empty() ? fs::path(t.pools.front().path).parent_path() : fs::path(a.root);
-  o.work_dir = fs::path(a.data) / "check-trace" / "images";
-  const auto lock = apps::lock_workload_directory(fs::path(a.data) / "check-trace", true);
-  o.keep_failures = fs::path(a.data) / "check-trace";
+  const fs::path base = rank_directory((fs::path(a.data) / "check-trace").string(), ranks ? ranks->rank() : 0);
+  o.work_dir = base / "images";
+  const auto lock = apps::lock_workload_directory(base, true);
+  o.keep_failures = base;
   o.traced_target = command_traced_target(a.verify_cmd, o.granularity);
-  check_and_report(a.trace_file, t, command_target(a.verify_cmd), o, a);
+  check_and_report(a.trace_file, t, command_target(a.verify_cmd), o, a, ranks);
 }
 
-void check_workload(const check_args& a) {
+void check_workload(const check_args& a, scale::rank_transport* ranks) {
   apps::workload& w = apps::find_workload(a.workload);
   std::string style_text = a.style, model_text = a.model;
   if (!a.bug.empty()) {
@@ -192,7 +235,8 @@ void check_workload(const check_args& a) {
   const apps::params p = apps::resolve_params(w, given);
   check::check_options o = options_from(a, check::parse_model(model_text));
 
-  const fs::path base = fs::absolute(fs::path(a.data) / "check" / a.workload);
+  const fs::path base =
+      rank_directory(fs::absolute(fs::path(a.data) / "check" / a.workload).string(), ranks ? ranks->rank() : 0);
   const auto lock = apps::lock_workload_directory(base, true);
   o.root = base / "traced";
   o.work_dir = base / "images";
@@ -201,17 +245,23 @@ void check_workload(const check_args& a) {
   const std::string what = fmt::format("{} ({} style{})", a.workload, apps::to_string(s),
                                        a.bug.empty() ? std::string() : ", seeded bug " + a.bug);
   o.traced_target = apps::workload_traced_target(w, o.granularity);
-  check_and_report(what, t, apps::workload_target(w), o, a);
+  check_and_report(what, t, apps::workload_target(w), o, a, ranks);
 }
 
 void do_check(const check_args& a) {
   if (a.list_bugs) return list_bugs(a.json);
-  if (!a.trace_file.empty()) {
-    if (!a.workload.empty()) throw config_error("give a workload or --trace FILE, not both");
-    return check_trace_file(a);
+  if (!a.trace_file.empty() && !a.workload.empty()) throw config_error("give a workload or --trace FILE, not both");
+  if (a.trace_file.empty() && a.workload.empty())
+    throw config_error("check needs a workload (see gpmx list), --trace FILE or --list-bugs");
+  std::unique_ptr<scale::rank_transport> ranks;
+  if (a.mpi) {
+    if (a.first)
+      throw config_error("--first cannot be used with --mpi: each rank checks other images and would stop at its "
+                         "own first failure");
+    ranks = join_mpi_ranks("check");
   }
-  if (a.workload.empty()) throw config_error("check needs a workload (see gpmx list), --trace FILE or --list-bugs");
-  check_workload(a);
+  if (!a.trace_file.empty()) return check_trace_file(a, ranks.get());
+  check_workload(a, ranks.get());
 }
 
 }  // namespace
@@ -256,6 +306,12 @@ void register_check(CLI::App& app) {
                                              "$GPMX_IMAGE_DIR, exiting 0 when consistent");
   sub->add_flag("--first", a->first, "stop at the first failing image (the images checked until then stay "
                                      "in the count)");
+  sub->add_flag("--mpi", a->mpi, "split the images among the ranks of an MPI job (mpirun, srun); rank 0 prints "
+                                 "the report a single process would (docs/scale.md)");
+  sub->add_option("--rank-timeout", a->rank_timeout, "with --mpi: seconds of silence after which a rank counts as "
+                                                     "lost, its images checked again by the others")
+      ->capture_default_str()
+      ->check(positive_seconds());
   sub->add_flag("--list-bugs", a->list_bugs, "list the seeded bugs: workload, bug, description");
   sub->add_flag("--json", a->json, "print the report as JSON");
   sub->add_flag("-q,--quiet", a->quiet, "no progress bar");
@@ -266,7 +322,9 @@ void register_check(CLI::App& app) {
   auto* at_opt = sub->get_option("--at");
   for (const char* o : {"--every", "--crash-points"}) at_opt->excludes(sub->get_option(o));
   auto* list_opt = sub->get_option("--list-bugs");
-  for (const char* o : {"workload", "--bug", "--style", "--param", "--model", "--at"}) list_opt->excludes(sub->get_option(o));
+  for (const char* o : {"workload", "--bug", "--style", "--param", "--model", "--at", "--mpi"})
+    list_opt->excludes(sub->get_option(o));
+  sub->get_option("--rank-timeout")->needs(sub->get_option("--mpi"));
   sub->callback([a] { do_check(*a); });
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "gpmx/check/image_jobs.hpp"
 #include "gpmx/check/images.hpp"
 #include "gpmx/check/model.hpp"
+#include "gpmx/support/interrupt_cleanup.hpp"
 #include "gpmx/trace/event.hpp"
 
 namespace gpmx::check {
@@ -46,6 +48,9 @@ struct check_options {
   // which of those were lost (check_failure::reads).
   image_target traced_target = {};
   std::function<void(double fraction_done)> progress = {};
+  // Called after every image's verdict, and after every crash point: a
+  // heartbeat for callers that must show they are alive (docs/scale.md).
+  std::function<void()> tick = {};
 };
 
 struct check_failure {
@@ -102,5 +107,39 @@ struct check_report {
 std::string describe_coverage(const check_report& r);
 
 check_report check_trace(const trace::trace& t, const image_target& target, const check_options& options);
+
+// Which images a process checks, by the index the checker gives each
+// distinct image in the order it makes them (0, 1, ...). Processes making
+// the images of one trace with the same options give them the same indices.
+using image_share = std::function<bool(std::uint64_t image_index)>;
+
+struct findings;
+class checker;
+
+// check_trace in steps, for checks split among processes (docs/scale.md):
+// each makes every image and checks its share; one merges the findings of
+// all shares into the report. check_trace is one share of every image.
+class check_session {
+ public:
+  // Forks the image server, builds the persist order.
+  check_session(const trace::trace& t, const image_target& target, const check_options& options);
+  ~check_session();  // reaps the image server; removes options.work_dir
+  check_session(const check_session&) = delete;
+  check_session& operator=(const check_session&) = delete;
+
+  // Makes every image and checks those `share` picks (empty: all). May be
+  // called again with another share. With stop_at_first, stops at this
+  // share's first failure.
+  findings check_share(const image_share& share);
+  // The report from the findings of shares that together checked every
+  // image once: the same as check_trace's. Recovers unexplained failures
+  // again under the traced target and keeps the smallest images, here.
+  check_report report(const std::vector<findings>& parts);
+
+ private:
+  check_options options_;
+  std::unique_ptr<interrupt_cleanup::scratch_path> on_interrupt_;
+  std::unique_ptr<checker> impl_;
+};
 
 }  // namespace gpmx::check

@@ -13,6 +13,9 @@ class store_set {
   store_set() = default;
   // An empty set able to hold ids [0, universe).
   explicit store_set(std::size_t universe);
+  // The set whose words() are `words`; throws check_error when they do not
+  // fit the universe (a set from another order).
+  static store_set from_words(std::size_t universe, std::vector<std::uint64_t> words);
 
   std::size_t universe() const { return universe_; }
   bool contains(std::size_t id) const;
