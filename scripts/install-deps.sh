@@ -13,6 +13,7 @@ packages=(
   librocksdb-dev
   python3 python3-matplotlib  # the tests' JSON checks; gpmx sim figure's charts
   clang-14 libfuzzer-14-dev  # only for the fuzz targets (scripts/fuzz.sh)
+  libopenmpi-dev openmpi-bin  # gpmx check --mpi and its test (optional: the build works without)
 )
 
 missing=()

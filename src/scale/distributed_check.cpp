@@ -2,30 +2,19 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <algorithm>
 #include <set>
-#include <thread>
 
 #include "gpmx/check/findings.hpp"
 #include "gpmx/scale/image_owners.hpp"
+#include "gpmx/scale/rank_link.hpp"
 #include "gpmx/support/byte_wire.hpp"
 #include "gpmx/support/error.hpp"
 
 namespace gpmx::scale {
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-using seconds = std::chrono::duration<double>;
-
-enum message_tag : int {
-  tag_alive = 1,     // either way: a heartbeat, no bytes
-  tag_findings = 2,  // to rank 0: [round][encoded findings]
-  tag_round = 3,     // from rank 0: [next round, or done][ranks lost]
-};
 constexpr std::uint64_t done_marker = ~std::uint64_t(0);
-constexpr auto beat_every = std::chrono::seconds(1);
-constexpr auto idle_wait = std::chrono::milliseconds(10);
 
 // What rank 0 decided at the end of a round.
 struct round_decision {
@@ -44,8 +33,8 @@ class protocol {
  public:
   protocol(rank_transport& ranks, const trace::trace& t, const check::image_target& target, check::check_options o,
            const distributed_options& d)
-      : ranks_(ranks), d_(d), owners_(ranks.size()), last_heard_(ranks.size(), clock_type::now()),
-        images_checked_(ranks.size(), 0) {
+      : ranks_(ranks), link_(ranks, d.rank_timeout_s, [this](const rank_message& m) { take(m); }),
+        owners_(ranks.size()), images_checked_(ranks.size(), 0) {
     const auto user_tick = o.tick;
     o.tick = [this, user_tick] {
       beat();
@@ -76,11 +65,10 @@ class protocol {
       }
       const std::uint64_t made = parts_.front().images_made;
       for (unsigned r : lost)
-        out.lost.push_back({r, round,
-                            fmt::format("sent nothing for {:.0f} s",
-                                        seconds(clock_type::now() - last_heard_[r]).count()),
+        out.lost.push_back({r, round, fmt::format("sent nothing for {:.0f} s", link_.silent_for(r)),
                             owners_.held(r, round, made), {}});
       owners_.lose(lost);
+      for (unsigned r : lost) ranks_.give_up_on(r);
       for (lost_rank& l : out.lost)
         if (l.round == round) l.checked_again_by = owners_.alive();
       // The lost ranks hear it too: one that was only slow stops.
@@ -97,22 +85,20 @@ class protocol {
   }
 
   // Waits for the findings of every other rank still checking; returns
-  // those that stayed silent too long.
+  // those silent too long. Ranks at work say so every second, so the
+  // silent are lost once nobody else is still to be heard from.
   std::vector<unsigned> gather(unsigned round) {
     for (;;) {
-      drain();
+      beat();
       std::vector<unsigned> waiting, silent;
       for (unsigned r : owners_.alive()) {
         if (r == 0 || has_findings_.count({round, r})) continue;
         waiting.push_back(r);
-        if (clock_type::now() - last_heard_[r] > seconds(d_.rank_timeout_s)) silent.push_back(r);
+        if (link_.is_silent(r)) silent.push_back(r);
       }
       if (waiting.empty()) return {};
-      // Ranks still at work say so every second: once every rank not heard
-      // from has been silent too long, they are lost.
       if (silent.size() == waiting.size()) return silent;
-      std::this_thread::sleep_for(idle_wait);
-      beat();
+      rank_link::pause();
     }
   }
 
@@ -123,28 +109,30 @@ class protocol {
     for (unsigned round = 0;; ++round) {
       round_ = round;
       if (!owners_.is_alive(me)) {
+        ranks_.give_up_on(0);  // the job goes on without this rank: do not wait for the others at the end
         fmt::print(stderr, "gpmx: rank {}: rank 0 stopped waiting for this rank (silent for over {:.0f} s); "
-                           "its images were checked by the others\n", me, d_.rank_timeout_s);
+                           "its images were checked by the others\n", me, link_.timeout_s());
         return std::nullopt;
       }
       const check::findings f = session_->check_share(share_of(me));
       byte_writer w;
       w.u64(round);
       w.text(check::encode_findings(f));
-      ranks_.send(0, tag_findings, w.take(), seconds(d_.rank_timeout_s));
       decision_.reset();
-      while (!decision_) {
-        drain();
-        if (decision_) break;
-        const double quiet = seconds(clock_type::now() - last_heard_[0]).count();
-        if (quiet > d_.rank_timeout_s)
-          throw error(error_code::io, fmt::format("rank {}: rank 0 sent nothing for {:.0f} s (it died or hangs); "
-                                                  "no report will come", me, quiet));
-        std::this_thread::sleep_for(idle_wait);
+      ranks_.send(0, tag_findings, w.take(), std::chrono::duration<double>(link_.timeout_s()));
+      for (;;) {
         beat();
+        if (decision_) break;
+        if (link_.is_silent(0)) {
+          ranks_.give_up_on(0);
+          throw error(error_code::io, fmt::format("rank {}: rank 0 sent nothing for {:.0f} s (it died or hangs); "
+                                                  "no report will come", me, link_.silent_for(0)));
+        }
+        rank_link::pause();
       }
       if (decision_->done) return std::nullopt;
       owners_.lose(decision_->lost);
+      for (unsigned r : decision_->lost) ranks_.give_up_on(r);
     }
   }
 
@@ -152,24 +140,14 @@ class protocol {
     return [this, rank](std::uint64_t image) { return owners_.checks_now(rank, image); };
   }
 
-  // A heartbeat at most once a second, and whatever has arrived.
   void beat() {
-    drain();
-    const auto now = clock_type::now();
-    if (now - last_beat_ < beat_every) return;
-    last_beat_ = now;
-    if (ranks_.rank() != 0) return ranks_.post(0, tag_alive, {});
-    for (unsigned r : owners_.alive())
-      if (r != 0) ranks_.post(r, tag_alive, {});
+    if (ranks_.rank() == 0) return link_.beat(owners_.alive());
+    link_.beat({0});
   }
 
-  void drain() {
-    while (std::optional<rank_message> m = ranks_.poll()) {
-      if (m->from >= last_heard_.size()) continue;
-      last_heard_[m->from] = clock_type::now();
-      if (m->tag == tag_findings && ranks_.rank() == 0) take_findings(*m);
-      if (m->tag == tag_round && ranks_.rank() != 0 && m->from == 0) take_decision(*m);
-    }
+  void take(const rank_message& m) {
+    if (m.tag == tag_findings && ranks_.rank() == 0) take_findings(m);
+    if (m.tag == tag_round && ranks_.rank() != 0 && m.from == 0) take_decision(m);
   }
 
   void take_findings(const rank_message& m) {
@@ -199,18 +177,16 @@ class protocol {
   }
 
   rank_transport& ranks_;
-  const distributed_options& d_;
+  rank_link link_;
   check::check_options options_;
   std::optional<check::check_session> session_;
   image_owners owners_;
-  std::vector<clock_type::time_point> last_heard_;
-  clock_type::time_point last_beat_{};
   unsigned round_ = 0;
-  std::vector<check::findings> parts_;              // rank 0: every share used so far
+  std::vector<check::findings> parts_;                    // rank 0: every share used so far
   std::set<std::pair<unsigned, unsigned>> has_findings_;  // rank 0: (round, rank)
   std::vector<std::uint64_t> images_checked_;
   std::uint64_t findings_bytes_ = 0;
-  std::optional<round_decision> decision_;          // the others: rank 0's word on the round
+  std::optional<round_decision> decision_;  // the others: rank 0's word on the round
 };
 
 }  // namespace

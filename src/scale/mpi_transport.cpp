@@ -49,7 +49,12 @@ mpi_transport::~mpi_transport() {
     }
   }
   posted_.clear();
-  MPI_Finalize();
+  if (!peer_lost_) MPI_Finalize();
+}
+
+void mpi_transport::give_up_on(unsigned rank) {
+  (void)rank;
+  peer_lost_ = true;
 }
 
 void mpi_transport::reap_posted() {

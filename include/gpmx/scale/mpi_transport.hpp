@@ -1,7 +1,8 @@
 #pragma once
 // rank_transport over MPI (built with GPMX_MPI when an MPI library is
 // found). Made once per process: it initializes MPI and finalizes it when
-// destroyed. Errors on the world communicator are returned, not fatal, so
+// destroyed, unless a peer was given up for lost: MPI_Finalize waits for
+// every rank, so the process then ends without it (mpirun notes that). Errors on the world communicator are returned, not fatal, so
 // that a lost peer shows as silence rather than an abort.
 #include <memory>
 #include <vector>
@@ -22,6 +23,7 @@ class mpi_transport final : public rank_transport {
   void post(unsigned to, int tag, std::string bytes) override;
   void send(unsigned to, int tag, std::string bytes, std::chrono::duration<double> patience) override;
   std::optional<rank_message> poll() override;
+  void give_up_on(unsigned rank) override;
   std::uint64_t bytes_sent() const override { return sent_; }
   std::uint64_t bytes_received() const override { return received_; }
 
@@ -30,6 +32,7 @@ class mpi_transport final : public rank_transport {
   void reap_posted();
 
   unsigned rank_ = 0, size_ = 1;
+  bool peer_lost_ = false;
   std::uint64_t sent_ = 0, received_ = 0;
   std::vector<std::unique_ptr<outgoing>> posted_;  // sends still in flight, with their buffers
 };

@@ -30,6 +30,9 @@ class rank_transport {
   virtual void send(unsigned to, int tag, std::string bytes, std::chrono::duration<double> patience) = 0;
   // The next message that has arrived, if any: never waits.
   virtual std::optional<rank_message> poll() = 0;
+  // A peer was given up for lost: ending must not wait for it (MPI_Finalize
+  // would, for ever).
+  virtual void give_up_on(unsigned rank) = 0;
   // Bytes this rank sent and received, headers left out.
   virtual std::uint64_t bytes_sent() const = 0;
   virtual std::uint64_t bytes_received() const = 0;
