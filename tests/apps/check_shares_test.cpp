@@ -4,6 +4,8 @@
 // lost and its images are checked again in a second round (image_owners).
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "checker/workload_check.hpp"
 #include "common/registry.hpp"
 #include "gpmx/check/findings.hpp"
@@ -33,6 +35,10 @@ struct subject {
   apps::style s;
   check::persist_model m;
 };
+
+void PrintTo(const subject& c, std::ostream* os) {
+  *os << c.workload << (c.bug.empty() ? " (correct)" : " --bug " + c.bug) << " under " << check::to_string(c.m);
+}
 
 class CheckShares : public testing::TestWithParam<subject> {
  protected:
