@@ -17,7 +17,11 @@
 #include "child_status.hpp"
 #include "commands.hpp"
 #include "figure_plot.hpp"
+#include "gpmx/scale/rank_jobs.hpp"
 #include "gpmx/sim/config.hpp"
+#include "gpmx/support/byte_wire.hpp"
+#include "mpi_ranks.hpp"
+#include "option_checks.hpp"
 #include "progress_bar.hpp"
 #include "sim_figure_runner.hpp"
 #include "sim_figures.hpp"
@@ -33,7 +37,8 @@ using figures::metric;
 struct figure_args {
   std::string id, out = "gpmx-figures";
   unsigned jobs = 0;
-  bool json = false, quiet = false, small = false;
+  bool json = false, quiet = false, small = false, mpi = false;
+  double rank_timeout = 600;
   std::vector<std::string> sets;  // applied to every run
 };
 
@@ -106,6 +111,53 @@ std::string cell(double v, metric m) {
   return m == metric::scope_share ? fmt::format("{:.0f}%", 100 * v) : fmt::format("{:.2f}", v);
 }
 
+// A missing file reads as empty: read_result then says the report is unreadable.
+std::string file_text(const fs::path& p) {
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(p, ec);
+  if (ec) return {};
+  std::string out(size, '\0');
+  std::ifstream in(p, std::ios::binary);
+  in.read(out.data(), std::streamsize(size));
+  out.resize(std::size_t(in.gcount()));
+  return out;
+}
+
+// --mpi: the simulations spread over the ranks, one at a time on each
+// (launch one rank per core); each run's exit, report and log go to rank
+// 0, which writes them where a single process would have. Returns whether
+// this is rank 0.
+bool run_on_ranks(scale::rank_transport& ranks, std::vector<child_run>& runs, const fs::path& dir,
+                  double rank_timeout) {
+  const auto job = [&](std::size_t j, const std::function<void()>& alive) {
+    std::vector<child_run> one = {runs[j]};
+    run_children(one, 1, [](std::size_t, std::size_t) {}, alive);
+    byte_writer w;
+    w.u64(std::uint64_t(std::int64_t(one[0].exit.status)));
+    w.u64(std::uint64_t(one[0].exit.signal));
+    const fs::path report = one[0].args[std::size_t(std::find(one[0].args.begin(), one[0].args.end(), "--out") -
+                                                    one[0].args.begin()) + 1];
+    w.text(file_text(report));
+    w.text(file_text(one[0].log));
+    return w.take();
+  };
+  const std::optional<scale::job_results> done = scale::run_jobs_across_ranks(ranks, runs.size(), job, rank_timeout);
+  if (!done) return false;
+  for (const scale::lost_rank& l : done->lost)
+    fmt::print(stderr, "gpmx: rank {} was lost ({}); rank 0 ran its {} simulations again\n", l.rank, l.why,
+               l.images_held);
+  for (std::size_t j = 0; j < runs.size(); ++j) {
+    byte_reader r(done->results[j], fmt::format("simulation {} from rank {}", j, j % ranks.size()));
+    runs[j].exit.status = int(std::int64_t(r.u64()));
+    runs[j].exit.signal = int(r.u64());
+    std::ofstream(dir / "runs" / fmt::format("{:03}.json", j)) << r.text();
+    std::ofstream(dir / "runs" / fmt::format("{:03}.log", j)) << r.text();
+    r.expect_end();
+    runs[j].log = dir / "runs" / fmt::format("{:03}.log", j);
+  }
+  return true;
+}
+
 void do_figure(const figure_args& a) {
   const figure_def& fig = figures::find(a.id);
   {  // a bad --set fails here, not in every child
@@ -117,9 +169,14 @@ void do_figure(const figure_args& a) {
       sim::set_parameter(check, kv.substr(0, eq), kv.substr(eq + 1));
     }
   }
+  std::unique_ptr<scale::rank_transport> ranks;
+  if (a.mpi) ranks = join_mpi_ranks("sim figure");
   const fs::path dir = fs::path(a.out) / ("figure-" + fig.id);
-  fs::create_directories(dir / "runs");
-  const fs::path data = dir / "data";
+  // Where this process's simulations write: rank 0 the figure's directory,
+  // the others their own beside it (rank 0 gathers their reports).
+  const fs::path work = rank_directory(dir.string(), ranks ? ranks->rank() : 0);
+  fs::create_directories(work / "runs");
+  const fs::path data = work / "data";
 
   // Every distinct run once: series share their baselines.
   std::map<std::string, std::size_t> index;
@@ -131,12 +188,12 @@ void do_figure(const figure_args& a) {
     index.emplace(k, i);
     child_run r;
     r.args = {"sim", w, "--style", c.style, "--json", "--quiet", "--out",
-              (dir / "runs" / fmt::format("{:03}.json", i)).string(), "--data", (data / fmt::format("{:03}", i)).string()};
+              (work / "runs" / fmt::format("{:03}.json", i)).string(), "--data", (data / fmt::format("{:03}", i)).string()};
     for (const std::string& s : c.sets) r.args.insert(r.args.end(), {"--set", s});
     for (const std::string& s : a.sets) r.args.insert(r.args.end(), {"--set", s});
     if (!a.small)
       for (const std::string& p : figures::workload_params(w)) r.args.insert(r.args.end(), {"-p", p});
-    r.log = dir / "runs" / fmt::format("{:03}.log", i);
+    r.log = work / "runs" / fmt::format("{:03}.log", i);
     runs.push_back(std::move(r));
     return i;
   };
@@ -147,9 +204,15 @@ void do_figure(const figure_args& a) {
       if (s.m == metric::scope_share) need(w, s.promoted);
     }
 
-  const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned jobs = ranks ? ranks->size() : a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   const auto t0 = std::chrono::steady_clock::now();
-  {
+  if (ranks) {
+    if (!run_on_ranks(*ranks, runs, dir, a.rank_timeout)) {
+      std::error_code ec;
+      fs::remove_all(work, ec);  // this rank's reports went to rank 0
+      return;
+    }
+  } else {
     progress_bar bar(fmt::format("figure {}: {} simulations, {} at a time", fig.id, runs.size(), jobs),
                      !a.quiet && !a.json);
     run_children(runs, jobs, [&bar](std::size_t done, std::size_t total) { bar.update(double(done) / double(total)); });
@@ -170,6 +233,7 @@ void do_figure(const figure_args& a) {
   j["workloads"] = fig.workloads;
   j["wall_seconds"] = wall;
   j["jobs"] = jobs;
+  j["ranks"] = ranks ? ranks->size() : 1;
   j["sets"] = a.sets;
   j["sizes"] = a.small ? "the workloads' test sizes (--small)" : "the figure sizes (docs/reproduction.md)";
   nlohmann::json series = nlohmann::json::array();
@@ -263,6 +327,13 @@ void register_sim_figure(CLI::App& sim) {
   sub->add_flag("--json", a->json, "print JSON instead of a table");
   sub->add_flag("--quiet", a->quiet, "no progress bar");
   sub->add_option("--set", a->sets, "KEY=VALUE for every run (after the figure's own), repeatable");
+  sub->add_flag("--mpi", a->mpi, "under mpirun or srun: spread the simulations over the ranks, one at a time on "
+                                 "each (one rank per core); rank 0 writes the figure (docs/scale.md)");
+  sub->add_option("--rank-timeout", a->rank_timeout, "with --mpi: seconds of silence after which a rank counts as lost")
+      ->capture_default_str()
+      ->check(positive_seconds());
+  sub->get_option("--rank-timeout")->needs(sub->get_option("--mpi"));
+  sub->get_option("--jobs")->excludes(sub->get_option("--mpi"));
   sub->add_flag("--small", a->small, "run the workloads at their test sizes (seconds; the numbers mean little)");
   sub->callback([a] { do_figure(*a); });
 }

@@ -33,7 +33,7 @@ namespace {
 }  // namespace
 
 void run_children(std::vector<child_run>& runs, unsigned jobs,
-                  const std::function<void(std::size_t, std::size_t)>& progress) {
+                  const std::function<void(std::size_t, std::size_t)>& progress, const std::function<void()>& tick) {
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) throw gpmx::error(error_code::io, fmt::format("cannot find this executable (/proc/self/exe): {}", ec.message()));
@@ -55,8 +55,9 @@ void run_children(std::vector<child_run>& runs, unsigned jobs,
     }
     std::vector<pollfd> fds;
     for (const running& r : live) fds.push_back({r.child->report_fd(), POLLIN, 0});
-    if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR)
+    if (::poll(fds.data(), fds.size(), tick ? 500 : -1) < 0 && errno != EINTR)
       throw gpmx::error(error_code::io, "waiting for the simulations: poll failed");
+    if (tick) tick();
     for (std::size_t k = fds.size(); k-- > 0;) {
       if (fds[k].revents == 0) continue;
       char buf[256];

@@ -20,9 +20,11 @@ struct child_run {
 };
 
 // Runs every run, at most `jobs` at a time; `progress(done, total)` after
-// each one ends. Throws gpmx::error (io) when this executable cannot be
-// found or a child cannot be started.
+// each one ends, and `tick()` (when given) at least twice a second while
+// they run. Throws gpmx::error (io) when this executable cannot be found or
+// a child cannot be started.
 void run_children(std::vector<child_run>& runs, unsigned jobs,
-                  const std::function<void(std::size_t, std::size_t)>& progress);
+                  const std::function<void(std::size_t, std::size_t)>& progress,
+                  const std::function<void()>& tick = {});
 
 }  // namespace gpmx::cli
