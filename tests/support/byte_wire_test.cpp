@@ -33,7 +33,8 @@ TEST(ByteWire, ShortMessagesAreErrorsNamingTheMessage) {
   w.text("hello");
   const std::string whole = w.bytes();
   for (std::size_t cut = 0; cut < whole.size(); ++cut) {
-    byte_reader r(whole.substr(0, cut), "findings from rank 7");
+    const std::string part = whole.substr(0, cut);
+    byte_reader r(part, "findings from rank 7");
     try {
       (void)r.text();
       ADD_FAILURE() << "a message cut at byte " << cut << " was read";

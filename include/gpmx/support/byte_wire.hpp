@@ -28,7 +28,9 @@ class byte_writer {
 class byte_reader {
  public:
   // `what` names the message in errors ("findings from rank 3").
+  // The bytes are not copied: they must outlive the reader.
   byte_reader(std::string_view bytes, std::string what) : in_(bytes), what_(std::move(what)) {}
+  byte_reader(std::string&& temporary, std::string what) = delete;
   std::uint64_t u64();
   double f64();
   bool boolean() { return u64() != 0; }
