@@ -17,7 +17,6 @@
 #include "bench_output.hpp"
 #include "checker/workload_check.hpp"
 #include "commands.hpp"
-#include "option_checks.hpp"
 #include "common/registry.hpp"
 #include "gpmx/scale/distributed_check.hpp"
 #include "gpmx/scale/rank_jobs.hpp"
@@ -222,12 +221,8 @@ void register_bench_check(CLI::App& bench) {
   cmd->add_flag("--no-bugs", a->skip_bugs, "skip the seeded bugs");
   cmd->add_flag("--json", a->json, "print JSON instead of a table");
   cmd->add_option("--out", a->out, "also write the JSON to this file");
-  cmd->add_flag("--mpi", a->mpi, "under mpirun or srun: split each images/s run among the ranks and spread the "
-                                 "seeded-bug rows over them; rank 0 prints (docs/scale.md)");
-  cmd->add_option("--rank-timeout", a->rank_timeout, "with --mpi: seconds of silence after which a rank counts as lost")
-      ->capture_default_str()
-      ->check(positive_seconds());
-  cmd->get_option("--rank-timeout")->needs(cmd->get_option("--mpi"));
+  add_mpi_options(cmd, a->mpi, a->rank_timeout,
+                  "split each images/s run among the ranks and spread the seeded-bug rows over them; rank 0 prints");
   cmd->callback([a] {
     std::unique_ptr<scale::rank_transport> ranks;
     if (a->mpi) ranks = join_mpi_ranks("bench check");

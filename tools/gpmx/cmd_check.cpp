@@ -306,12 +306,8 @@ void register_check(CLI::App& app) {
                                              "$GPMX_IMAGE_DIR, exiting 0 when consistent");
   sub->add_flag("--first", a->first, "stop at the first failing image (the images checked until then stay "
                                      "in the count)");
-  sub->add_flag("--mpi", a->mpi, "split the images among the ranks of an MPI job (mpirun, srun); rank 0 prints "
-                                 "the report a single process would (docs/scale.md)");
-  sub->add_option("--rank-timeout", a->rank_timeout, "with --mpi: seconds of silence after which a rank counts as "
-                                                     "lost, its images checked again by the others")
-      ->capture_default_str()
-      ->check(positive_seconds());
+  add_mpi_options(sub, a->mpi, a->rank_timeout,
+                  "split the images among the ranks; rank 0 prints the report a single process would");
   sub->add_flag("--list-bugs", a->list_bugs, "list the seeded bugs: workload, bug, description");
   sub->add_flag("--json", a->json, "print the report as JSON");
   sub->add_flag("-q,--quiet", a->quiet, "no progress bar");
@@ -324,7 +320,6 @@ void register_check(CLI::App& app) {
   auto* list_opt = sub->get_option("--list-bugs");
   for (const char* o : {"workload", "--bug", "--style", "--param", "--model", "--at", "--mpi"})
     list_opt->excludes(sub->get_option(o));
-  sub->get_option("--rank-timeout")->needs(sub->get_option("--mpi"));
   sub->callback([a] { do_check(*a); });
 }
 

@@ -21,7 +21,6 @@
 #include "gpmx/sim/config.hpp"
 #include "gpmx/support/byte_wire.hpp"
 #include "mpi_ranks.hpp"
-#include "option_checks.hpp"
 #include "progress_bar.hpp"
 #include "sim_figure_runner.hpp"
 #include "sim_figures.hpp"
@@ -327,12 +326,9 @@ void register_sim_figure(CLI::App& sim) {
   sub->add_flag("--json", a->json, "print JSON instead of a table");
   sub->add_flag("--quiet", a->quiet, "no progress bar");
   sub->add_option("--set", a->sets, "KEY=VALUE for every run (after the figure's own), repeatable");
-  sub->add_flag("--mpi", a->mpi, "under mpirun or srun: spread the simulations over the ranks, one at a time on "
-                                 "each (one rank per core); rank 0 writes the figure (docs/scale.md)");
-  sub->add_option("--rank-timeout", a->rank_timeout, "with --mpi: seconds of silence after which a rank counts as lost")
-      ->capture_default_str()
-      ->check(positive_seconds());
-  sub->get_option("--rank-timeout")->needs(sub->get_option("--mpi"));
+  add_mpi_options(sub, a->mpi, a->rank_timeout,
+                  "spread the simulations over the ranks, one at a time on each (one rank per core); rank 0 writes "
+                  "the figure");
   sub->get_option("--jobs")->excludes(sub->get_option("--mpi"));
   sub->add_flag("--small", a->small, "run the workloads at their test sizes (seconds; the numbers mean little)");
   sub->callback([a] { do_figure(*a); });
