@@ -108,10 +108,10 @@ assert strategies == ["mixed", "drop-one", "random", "pmreorder"], names
 PY
 
 # gpmx sim figure --mpi: the simulations spread over the ranks, every run
-# reported and verified, and the runs rank 0 made (even indices, the same
-# paths as one process's) with one process's simulated times. Rank 1's runs
-# are not compared: the timed mode's hashmap time depends on the length of
-# its data directory's path (a known gap, docs/scale.md), and rank 1's is longer.
+# reported and verified, with one process's simulated times within 3%: not
+# exactly, because the timed mode's times move by up to ~1.3% with the host
+# process's layout (the length of the data path, the environment mpirun
+# adds; a known gap, docs/scale.md "Limits").
 expect 0 "$gpmx" sim figure 6 --small --jobs 2 --out figs-one --json --quiet
 expect 0 "${mpi[@]}" "$gpmx" sim figure 6 --small --out figs-ranks --json --quiet --mpi
 python3 - <<'PY' || fail "sim figure --mpi differs from one process's"
@@ -121,9 +121,9 @@ ranks = json.load(open("figs-ranks/figure-6/figure-6.json"))
 assert ranks["ranks"] == 2 and one["ranks"] == 1, (one["ranks"], ranks["ranks"])
 assert [r["run"] for r in one["runs"]] == [r["run"] for r in ranks["runs"]]
 assert all(r["verified"] and r["kernel_ps"] > 0 for r in ranks["runs"])
-on_rank_zero = [(a["run"], a["kernel_ps"], b["kernel_ps"]) for a, b in zip(one["runs"], ranks["runs"])
-                if int(a["report"][5:8]) % 2 == 0]
-assert on_rank_zero and all(x == y for _, x, y in on_rank_zero), on_rank_zero
+far = [(a["run"], a["kernel_ps"], b["kernel_ps"]) for a, b in zip(one["runs"], ranks["runs"])
+       if abs(a["kernel_ps"] - b["kernel_ps"]) > 0.03 * a["kernel_ps"]]
+assert not far, far
 PY
 [ ! -d figs-ranks/figure-6/rank-1 ] || fail "rank 1's scratch was left behind"
 
