@@ -40,20 +40,18 @@ unsigned image_owners::owner_in(std::uint64_t image, unsigned round) const {
   return owner;
 }
 
-bool image_owners::checks_now(unsigned rank, std::uint64_t image) const {
-  const unsigned round = rounds() - 1;
+bool image_owners::checks_in(unsigned rank, std::uint64_t image, unsigned round) const {
   if (owner_in(image, round) != rank) return false;
   if (round == 0) return true;
   const std::vector<unsigned>& lost = lost_[round - 1];
   return std::binary_search(lost.begin(), lost.end(), owner_in(image, round - 1));
 }
 
+bool image_owners::checks_now(unsigned rank, std::uint64_t image) const { return checks_in(rank, image, rounds() - 1); }
+
 std::uint64_t image_owners::held(unsigned rank, unsigned round, std::uint64_t made) const {
   std::uint64_t n = 0;
-  for (std::uint64_t i = 0; i < made; ++i)
-    if (owner_in(i, round) == rank && (round == 0 || std::binary_search(lost_[round - 1].begin(), lost_[round - 1].end(),
-                                                                         owner_in(i, round - 1))))
-      ++n;
+  for (std::uint64_t i = 0; i < made; ++i) n += checks_in(rank, i, round) ? 1 : 0;
   return n;
 }
 

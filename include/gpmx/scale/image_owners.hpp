@@ -35,6 +35,9 @@ class image_owners {
 
  private:
   unsigned owner_in(std::uint64_t image, unsigned round) const;
+  // Whether `rank` checks `image` in `round` (round 0: its cards; later: the
+  // images the losses before that round handed on).
+  bool checks_in(unsigned rank, std::uint64_t image, unsigned round) const;
 
   unsigned ranks_;
   std::vector<unsigned> alive_;
