@@ -19,6 +19,7 @@
 #include "gpmx/check/materialize.hpp"
 #include "gpmx/check/persist_order.hpp"
 #include "gpmx/support/elapsed.hpp"
+#include "image_slot.hpp"
 #include "read_explanation.hpp"
 
 namespace gpmx::check {
@@ -104,6 +105,14 @@ std::vector<fs::path> other_files(const fs::path& root, const trace::trace& t) {
   return out;
 }
 
+std::vector<std::byte> read_whole(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<std::byte> out(fs::file_size(path));
+  in.read(reinterpret_cast<char*>(out.data()), std::streamsize(out.size()));
+  if (!in) throw std::runtime_error(fmt::format("cannot read '{}', which every image must hold", path.string()));
+  return out;
+}
+
 }  // namespace
 
 class checker {
@@ -111,14 +120,19 @@ class checker {
   // The image server is forked first, while the process is small; then the
   // persist orders are built once for every share.
   checker(const trace::trace& t, const image_target& target, const check_options& o)
-      : t_(t), o_(o), jobs_(target, o.jobs, o.timeout_s), root_(fs::absolute(o.root).lexically_normal()),
+      : t_(t), o_(o), jobs_(target, o.jobs, o.timeout_s, o.images_per_worker), root_(fs::absolute(o.root).lexically_normal()),
         t0_(std::chrono::steady_clock::now()) {
     order_ = std::make_unique<persist_order>(t_, order_options{o_.model, o_.granularity, o_.max_granule_stores});
     if (o_.model == persist_model::sbrp)
       promoted_ = std::make_unique<persist_order>(
           t_, order_options{persist_model::sbrp_promoted, o_.granularity, o_.max_granule_stores});
     copies_ = other_files(root_, t_);
-    for (unsigned s = 0; s < jobs_.capacity(); ++s) free_slots_.push_back(s);
+    // Read once: every image holds them unchanged.
+    for (const fs::path& rel : copies_) copy_bytes_.emplace_back(rel, read_whole(root_ / rel));
+    for (unsigned s = 0; s < jobs_.capacity(); ++s) {
+      free_slots_.push_back(s);
+      slots_.push_back(std::make_unique<image_slot>(o_.work_dir / fmt::format("image-{}", s)));
+    }
   }
 
   findings check_share(const image_share& share) {
@@ -312,11 +326,13 @@ class checker {
       kept.subtract(at.must);
       ++checked_;
       const pending& p = pending_.emplace(tag, pending{image, at.position, slot, std::move(kept)}).first->second;
-      jobs_.start(tag, write_image(o_.work_dir / fmt::format("image-{}", p.slot), p.image, p.position));
+      jobs_.start(tag, fill_slot(*slots_[p.slot], p.image, p.position));
       ++r_.images;
     }
   }
 
+  // An image written into a fresh directory (a kept failure, a run under
+  // read tracking).
   fs::path write_image(const fs::path& dir, const store_set& image, std::uint64_t position) {
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -325,16 +341,34 @@ class checker {
       fs::copy_file(root_ / rel, dir / rel);
     }
     for (const pool_file& f : materialize_pools(t_, *order_, image, position)) {
-      const fs::path rel = fs::absolute(f.path).lexically_normal().lexically_relative(root_);
-      if (rel.empty() || *rel.begin() == "..")
-        throw check_error(fmt::format("pool file '{}' lies outside the directory '{}' being checked", f.path,
-                                             root_.string()));
+      const fs::path& rel = relative_to_root(f.path);
       fs::create_directories((dir / rel).parent_path());
       std::ofstream out(dir / rel, std::ios::binary | std::ios::trunc);
       out.write(reinterpret_cast<const char*>(f.bytes.data()), std::streamsize(f.bytes.size()));
       if (!out) throw std::runtime_error(fmt::format("cannot write the image file '{}'", (dir / rel).string()));
     }
     return dir;
+  }
+
+  // An image written into a slot kept between images: only the pages that
+  // differ from what the slot holds are written (image_slot.hpp).
+  fs::path fill_slot(image_slot& slot, const store_set& image, std::uint64_t position) {
+    materialize_pools_into(t_, *order_, image, position, materialized_);
+    wanted_.clear();
+    for (const auto& [rel, bytes] : copy_bytes_) wanted_.push_back({rel, bytes});
+    for (const pool_file& f : materialized_) wanted_.push_back({relative_to_root(f.path), f.bytes});
+    return slot.hold(wanted_);
+  }
+
+  // A pool's path below the checked directory, as the traced program named it.
+  const fs::path& relative_to_root(const std::string& path) {
+    auto it = relative_.find(path);
+    if (it != relative_.end()) return it->second;
+    const fs::path rel = fs::absolute(path).lexically_normal().lexically_relative(root_);
+    if (rel.empty() || *rel.begin() == "..")
+      throw check_error(
+          fmt::format("pool file '{}' lies outside the directory '{}' being checked", path, root_.string()));
+    return relative_.emplace(path, rel).first->second;
   }
 
   void finish(const image_jobs::finished& f) {
@@ -496,7 +530,12 @@ class checker {
   std::size_t checked_ = 0;  // images of this share started
   std::unique_ptr<persist_order> order_, promoted_;
   std::vector<fs::path> copies_;
+  std::vector<std::pair<fs::path, std::vector<std::byte>>> copy_bytes_;
+  std::vector<std::unique_ptr<image_slot>> slots_;  // by slot number
   std::vector<unsigned> free_slots_;
+  std::vector<pool_file> materialized_;  // the image being written: its buffers kept for the next
+  std::vector<slot_file> wanted_;
+  std::map<std::string, fs::path> relative_;  // pool path -> below root_
   std::map<std::uint64_t, pending> pending_;
   std::unordered_set<std::uint64_t> seen_;
   std::map<std::string, std::size_t> by_cause_;

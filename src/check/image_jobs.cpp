@@ -1,9 +1,9 @@
-// The image server: one process forked when the jobs are made, which forks a
-// child per image. The checker itself grows large (the trace, the persist
-// order, crash states) and keeps writing its memory; forking it for every
-// image made each fork copy its page tables and every page either side wrote
-// afterwards, which cost more than most recoveries. The server forks once,
-// writes almost nothing, and its children start from it.
+// The image server: one process forked when the jobs are made, which forks
+// the workers that check the images (image_workers.hpp). The checker itself
+// grows large (the trace, the persist order, crash states) and keeps writing
+// its memory; forking it made each fork copy its page tables and every page
+// either side wrote afterwards. The server forks once, writes almost
+// nothing, and its workers start from it.
 #include "gpmx/check/image_jobs.hpp"
 
 #include <malloc.h>
@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
-#include "image_children.hpp"
+#include "image_workers.hpp"
 
 namespace gpmx::check {
 namespace {
@@ -62,24 +62,25 @@ void take_requests(std::string& in, F&& start) {
   in.erase(0, at);
 }
 
-// The server's loop: starts a child per request, `jobs` at most at once (the
-// checker sends up to twice that, so that the next images are written while
-// these are checked), relays each verdict, and ends when the checker closes
-// its end (the children die with the server: die_with). A child that cannot
-// be started is not its image's fault: the reply is 'X' and the reason, and
-// the checker stops with it.
-[[noreturn]] void serve(int requests, int replies, const image_target& target, unsigned jobs, double timeout_s) {
+// The server's loop: hands each request to a worker, `jobs` images at most
+// at once (the checker sends up to twice that, so that the next images are
+// written while these are checked), relays each verdict, and ends when the
+// checker closes its end (the workers die with the server: die_with). A
+// worker that cannot be started is not its image's fault: the reply is 'X'
+// and the reason, and the checker stops with it.
+[[noreturn]] void serve(int requests, int replies, const image_target& target, unsigned jobs, double timeout_s,
+                        unsigned images_per_worker) {
   // The heap came from the checker with its free chunks unmerged: merged
   // here once, or each child's first large allocation merges them, writing
   // to (so copying) pages all over the heap.
   ::malloc_trim(0);
-  image_children children(target, timeout_s, {requests, replies});
+  image_workers workers(target, timeout_s, images_per_worker, {requests, replies});
   std::deque<std::pair<std::uint64_t, std::filesystem::path>> queued;  // waiting for a free job
   std::string in;
   for (;;) {
     std::vector<pollfd> fds{{requests, POLLIN, 0}};
-    children.add_poll_fds(fds);
-    if (::poll(fds.data(), fds.size(), children.wait_ms(1000)) < 0 && errno != EINTR) ::_exit(3);
+    workers.add_poll_fds(fds);
+    if (::poll(fds.data(), fds.size(), workers.wait_ms(1000)) < 0 && errno != EINTR) ::_exit(3);
     if (fds[0].revents) {
       char buf[4096];
       const ssize_t n = ::read(requests, buf, sizeof buf);
@@ -90,14 +91,14 @@ void take_requests(std::string& in, F&& start) {
         ::_exit(0);  // the checker is done with us (or gone)
       }
     }
-    for (const auto& [tag, verdict] : children.collect()) reply(replies, tag, verdict);
+    for (const auto& [tag, verdict] : workers.collect()) reply(replies, tag, verdict);
     // After collecting: a job freed there starts its next image now, not
     // when the next request or verdict wakes the loop.
-    while (children.running() < jobs && !queued.empty()) {
+    while (workers.busy() < jobs && !queued.empty()) {
       const auto [tag, dir] = std::move(queued.front());
       queued.pop_front();
       try {
-        children.start(tag, dir);
+        workers.start(tag, dir);
       } catch (const std::exception& e) {
         reply(replies, tag, std::string("X") + e.what());
       }
@@ -107,8 +108,11 @@ void take_requests(std::string& in, F&& start) {
 
 }  // namespace
 
-image_jobs::image_jobs(image_target target, unsigned jobs, double timeout_s)
-    : target_(std::move(target)), jobs_(std::max(jobs, 1u)), timeout_s_(timeout_s) {
+image_jobs::image_jobs(image_target target, unsigned jobs, double timeout_s, unsigned images_per_worker)
+    : target_(std::move(target)),
+      jobs_(std::max(jobs, 1u)),
+      timeout_s_(timeout_s),
+      images_per_worker_(std::max(images_per_worker, 1u)) {
   // A socket pair rather than a pipe: a request sent to a server that died
   // fails (MSG_NOSIGNAL) instead of raising SIGPIPE in the checker.
   int ends[2];
@@ -119,7 +123,7 @@ image_jobs::image_jobs(image_target target, unsigned jobs, double timeout_s)
   try {
     server_ = child_process::start("serve image checks", [&](int replies) -> int {
       ::close(write_end);
-      serve(read_end, replies, target_, jobs_, timeout_s_);
+      serve(read_end, replies, target_, jobs_, timeout_s_, images_per_worker_);
     });
   } catch (...) {
     ::close(read_end);

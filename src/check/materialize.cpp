@@ -50,23 +50,33 @@ std::vector<std::byte> materialize_image(const trace::trace& t, const persist_or
   return out;
 }
 
-std::vector<pool_file> materialize_pools(const trace::trace& t, const persist_order& order, const store_set& image,
-                                         std::uint64_t position) {
+void materialize_pools_into(const trace::trace& t, const persist_order& order, const store_set& image,
+                            std::uint64_t position, std::vector<pool_file>& out) {
   check_sizes(t, order, image);
-  std::vector<pool_file> out;
+  std::size_t used = 0;
   std::map<std::string, std::size_t, std::less<>> by_path;
   for (const trace::pool_image& m : t.pools) {  // mapping order: a file's first mapping comes first
     if (m.first_event > position) continue;  // mapped (so created) after the crash
-    auto [it, added] = by_path.try_emplace(m.path, out.size());
+    auto [it, added] = by_path.try_emplace(m.path, used);
     if (added) {
+      if (used == out.size()) out.emplace_back();
+      pool_file& f = out[used++];
       const auto* b = reinterpret_cast<const std::byte*>(m.before.data());
-      out.push_back({m.path, std::vector<std::byte>(b, b + m.before.size())});
+      f.path = m.path;
+      f.bytes.assign(b, b + m.before.size());  // into the memory the last image used
     }
     std::vector<std::byte>& bytes = out[it->second].bytes;
     if (bytes.size() < m.length) bytes.resize(m.length);
     apply(t, order, image, {m.base, m.length, m.first_event, std::min<std::uint64_t>(m.end_event, position)},
           std::span<std::byte>(bytes.data(), m.length));
   }
+  out.resize(used);
+}
+
+std::vector<pool_file> materialize_pools(const trace::trace& t, const persist_order& order, const store_set& image,
+                                         std::uint64_t position) {
+  std::vector<pool_file> out;
+  materialize_pools_into(t, order, image, position, out);
   return out;
 }
 

@@ -1,5 +1,6 @@
-// image_jobs: images checked in children of one server process; verdicts,
-// deaths, hangs and the server's own death come back as the checker needs.
+// image_jobs: images checked in workers of one server process; verdicts,
+// deaths, hangs and the server's own death come back as the checker needs,
+// and a worker never checks an image after a failed one or past its quota.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -11,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "check/image_children.hpp"
+#include "check/image_workers.hpp"
 #include "gpmx/check/image_jobs.hpp"
 
 namespace {
@@ -55,21 +56,11 @@ std::map<std::uint64_t, image_verdict> run_all(image_jobs& jobs, const std::vect
   return out;
 }
 
-TEST(ImageJobs, EachImageGetsItsOwnVerdictOnce) {
-  image_jobs jobs(by_name, 2, 30);
-  std::vector<std::string> names;
-  for (int i = 0; i < 40; ++i) names.push_back((i % 3 == 0 ? "bad-" : "good-") + std::to_string(i));
-  const auto verdicts = run_all(jobs, names);
-  ASSERT_EQ(verdicts.size(), names.size());
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    EXPECT_EQ(verdicts.at(i).ok, names[i].starts_with("good")) << names[i];
-    EXPECT_NE(verdicts.at(i).detail.find(names[i]), std::string::npos) << verdicts.at(i).detail;
-  }
-  EXPECT_FALSE(jobs.next().has_value());
-}
+// Images per worker: 1 (a fresh process each) and 8 (workers reused).
+class ImageJobsPerWorker : public ::testing::TestWithParam<unsigned> {};
 
-TEST(ImageJobs, DeathsThrowsAndHangsFailTheirImageOnly) {
-  image_jobs jobs(by_name, 2, 0.5);
+TEST_P(ImageJobsPerWorker, DeathsThrowsAndHangsFailTheirImageOnly) {
+  image_jobs jobs(by_name, 2, 0.5, GetParam());
   const auto verdicts = run_all(jobs, {"good-a", "die", "throw", "hang", "good-b"});
   ASSERT_EQ(verdicts.size(), 5u);
   EXPECT_TRUE(verdicts.at(0).ok);
@@ -80,6 +71,59 @@ TEST(ImageJobs, DeathsThrowsAndHangsFailTheirImageOnly) {
   EXPECT_FALSE(verdicts.at(3).ok);
   EXPECT_NE(verdicts.at(3).detail.find("did not finish within 0.5 s"), std::string::npos) << verdicts.at(3).detail;
   EXPECT_TRUE(verdicts.at(4).ok);
+}
+
+TEST_P(ImageJobsPerWorker, EachImageGetsItsOwnVerdictOnce) {
+  image_jobs jobs(by_name, 2, 30, GetParam());
+  std::vector<std::string> names;
+  for (int i = 0; i < 60; ++i) names.push_back((i % 7 == 0 ? "bad-" : "good-") + std::to_string(i));
+  const auto verdicts = run_all(jobs, names);
+  ASSERT_EQ(verdicts.size(), names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(verdicts.at(i).ok, names[i].starts_with("good")) << names[i];
+    EXPECT_NE(verdicts.at(i).detail.find(names[i]), std::string::npos) << verdicts.at(i).detail;
+  }
+  EXPECT_FALSE(jobs.next().has_value());
+}
+
+INSTANTIATE_TEST_SUITE_P(FreshOrReused, ImageJobsPerWorker, ::testing::Values(1u, 8u));
+
+// How many images this process has checked, its own included: a worker
+// starts from the server's count, which stays 0.
+unsigned images_in_this_process = 0;
+
+// "bad-*" fail, anything else passes; the detail says how many images this
+// process has checked.
+image_verdict counting(const fs::path& dir) {
+  const std::string name = dir.filename().string();
+  ++images_in_this_process;
+  if (name.starts_with("die")) ::kill(::getpid(), SIGKILL);
+  return {!name.starts_with("bad"), std::to_string(images_in_this_process)};
+}
+
+// One job: the images go to one worker at a time, in order, so the counts
+// show which images shared a process.
+std::vector<unsigned> counts_of(unsigned per_worker, const std::vector<std::string>& names) {
+  image_jobs jobs(counting, 1, 30, per_worker);
+  const auto verdicts = run_all(jobs, names);
+  std::vector<unsigned> out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& detail = verdicts.at(i).detail;  // a death's detail is the signal, not a count
+    out.push_back(detail.find_first_not_of("0123456789") == std::string::npos ? unsigned(std::stoul(detail)) : 0);
+  }
+  return out;
+}
+
+TEST(ImageJobs, AWorkerChecksItsQuotaThenANewOneStarts) {
+  EXPECT_EQ(counts_of(3, {"a", "b", "c", "d", "e", "f", "g"}), (std::vector<unsigned>{1, 2, 3, 1, 2, 3, 1}));
+  EXPECT_EQ(counts_of(1, {"a", "b", "c"}), (std::vector<unsigned>{1, 1, 1}));
+}
+
+TEST(ImageJobs, NoImageIsCheckedInAProcessAfterAFailedOrDeadOne) {
+  // The image after "bad" or "die" starts a fresh worker (count 1); "die"
+  // itself reports the signal (0 here).
+  EXPECT_EQ(counts_of(8, {"a", "b", "bad", "c", "d", "die", "e", "bad", "bad", "f"}),
+            (std::vector<unsigned>{1, 2, 3, 1, 2, 0, 1, 2, 1, 1}));
 }
 
 TEST(ImageJobs, ReadsComeBackWithTheVerdict) {

@@ -41,6 +41,7 @@ struct check_args {
   std::uint32_t granularity = 8;
   unsigned jobs = 0;
   double timeout = 60;
+  unsigned images_per_worker = check::check_options{}.images_per_worker;
   bool json = false, quiet = false, list_bugs = false, first = false;
   bool mpi = false;
   double rank_timeout = 150;
@@ -161,6 +162,7 @@ check::check_options options_from(const check_args& a, check::persist_model mode
   o.stop_at_first = a.first;
   o.jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   o.timeout_s = a.timeout;
+  o.images_per_worker = a.images_per_worker;
   return o;
 }
 
@@ -299,6 +301,11 @@ void register_check(CLI::App& app) {
   sub->add_option("--timeout", a->timeout, "seconds one image's recovery and check may take")
       ->capture_default_str()
       ->check(positive_seconds());
+  sub->add_option("--images-per-worker", a->images_per_worker,
+                  "images one worker process checks in turn; it also ends after a failed image "
+                  "(1: a fresh process per image)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub->add_option("--data", a->data, "scratch directory (DATA/check/W)")->capture_default_str();
   sub->add_option("--trace", a->trace_file, "check this trace file (gpmx trace, or a program's own recording)");
   sub->add_option("--root", a->root, "with --trace: the directory the program kept its pools in");

@@ -35,6 +35,9 @@ struct check_options {
   bool stop_at_first = false;        // end at the first failing image (time to find a bug)
   unsigned jobs = 1;                 // images checked at once
   double timeout_s = 60;             // per image
+  // Images one worker process checks in turn (image_jobs.hpp); a worker also
+  // ends after any failed image. 1: a fresh process for every image.
+  unsigned images_per_worker = 64;
   std::filesystem::path work_dir;    // scratch space for materialized images, removed at the end
   // When set: the smallest image of each cause is written to failure-K here
   // (an earlier check's failure-* directories are removed first).

@@ -1,10 +1,13 @@
 #pragma once
 // Runs the recovery and consistency check of crash images in forked
-// children, several at a time (images are independent): each child gets the
-// directory its image was materialized into and reports a verdict. A child
-// that crashes, or runs past the time limit (it is then killed), fails its
-// image. The children are forked by a server process forked once, when the
-// jobs are made. Make them only in a process with no other threads.
+// workers, several at a time (images are independent): a worker gets the
+// directory an image was materialized into and reports a verdict, then takes
+// the next image. A worker that crashes, or runs past the time limit (it is
+// then killed), fails its image; a worker ends after a failed image and
+// after `images_per_worker` images, and the next image gets a fresh one
+// (src/check/image_workers.hpp). The workers are forked by a server process
+// forked once, when the jobs are made. Make them only in a process with no
+// other threads.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -33,10 +36,11 @@ using image_target = std::function<image_verdict(const std::filesystem::path& di
 
 class image_jobs {
  public:
-  // `jobs` images at most at once (at least 1); `timeout_s` per image.
-  // Forks the image server (image_jobs.cpp) at once: make the jobs before
-  // the calling process grows, since the server's children start from it.
-  image_jobs(image_target target, unsigned jobs, double timeout_s);
+  // `jobs` images at most at once (at least 1); `timeout_s` per image; a
+  // worker checks up to `images_per_worker` images (1: a fresh process per
+  // image). Forks the image server (image_jobs.cpp) at once: make the jobs
+  // before the calling process grows, since the server's workers start from it.
+  image_jobs(image_target target, unsigned jobs, double timeout_s, unsigned images_per_worker = 1);
   ~image_jobs();  // ends the server; images still being checked are killed
   image_jobs(const image_jobs&) = delete;
   image_jobs& operator=(const image_jobs&) = delete;
@@ -45,7 +49,7 @@ class image_jobs {
   // caller writes the next images while the children check these.
   unsigned capacity() const { return 2 * jobs_; }
   std::size_t running() const { return running_; }
-  // Checks the image whose files are in `dir` in a child of the server.
+  // Checks the image whose files are in `dir` in a worker of the server.
   // The caller keeps the directory to this image until the tag comes back
   // from next(). Call only when running() < capacity().
   void start(std::uint64_t tag, const std::filesystem::path& dir);
@@ -64,6 +68,7 @@ class image_jobs {
   image_target target_;
   unsigned jobs_;
   double timeout_s_;
+  unsigned images_per_worker_;
   std::optional<child_process> server_;
   int requests_ = -1;
   std::size_t running_ = 0;

@@ -41,4 +41,8 @@ struct pool_file {
 // applied in trace order.
 std::vector<pool_file> materialize_pools(const trace::trace& t, const persist_order& order, const store_set& image,
                                          std::uint64_t position);
+// The same into `out`, whose buffers are reused: no allocation when the
+// files are those of the last call (the checker makes thousands of images).
+void materialize_pools_into(const trace::trace& t, const persist_order& order, const store_set& image,
+                            std::uint64_t position, std::vector<pool_file>& out);
 }  // namespace gpmx::check

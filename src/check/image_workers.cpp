@@ -1,0 +1,275 @@
+#include "image_workers.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <fmt/format.h>
+
+#include "gpmx/support/error.hpp"
+
+namespace gpmx::check {
+namespace {
+
+// Requests, server to worker: [tag u64][path length u32][path].
+// Verdicts, worker to server: [tag u64][length u64][encoded verdict].
+constexpr std::size_t request_head = sizeof(std::uint64_t) + sizeof(std::uint32_t);
+constexpr std::size_t verdict_head = 2 * sizeof(std::uint64_t);
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool read_exact_fd(int fd, void* buf, std::size_t n) {
+  auto* at = static_cast<char*>(buf);
+  while (n > 0) {
+    const ssize_t r = ::read(fd, at, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    at += r;
+    n -= std::size_t(r);
+  }
+  return true;
+}
+
+image_verdict run_target(const image_target& target, const std::filesystem::path& dir) {
+  try {
+    return target(dir);
+  } catch (const std::exception& e) {
+    return {false, std::string("recovery or the check threw: ") + e.what()};
+  } catch (...) {
+    return {false, "recovery or the check threw a non-standard exception"};
+  }
+}
+
+// The worker: silence its output (recovery may print), then check images
+// until the server closes the requests, an image fails or the quota is met.
+[[noreturn]] void worker_main(int requests, int verdicts, const image_target& target, unsigned quota) {
+  const int null = ::open("/dev/null", O_WRONLY);
+  if (null >= 0) {
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+  }
+  for (unsigned checked = 0; checked < quota; ++checked) {
+    std::uint64_t tag = 0;
+    std::uint32_t length = 0;
+    if (!read_exact_fd(requests, &tag, sizeof tag) || !read_exact_fd(requests, &length, sizeof length)) break;
+    std::string path(length, '\0');
+    if (!read_exact_fd(requests, path.data(), length)) break;
+    const image_verdict v = run_target(target, path);
+    const std::string wire = encode_verdict(v);
+    const std::uint64_t size = wire.size();
+    // A failed write: the server is gone, nobody to tell.
+    if (!write_all(verdicts, &tag, sizeof tag) || !write_all(verdicts, &size, sizeof size) ||
+        !write_all(verdicts, wire.data(), wire.size()) || !v.ok)
+      break;
+  }
+  ::_exit(0);
+}
+
+// The server's rule for when a worker ends by itself, the same as worker_main's.
+bool ends_worker(const std::string& wire) { return wire.empty() || wire[0] != 'O'; }
+
+}  // namespace
+
+std::string encode_verdict(const image_verdict& v) {
+  std::string msg = v.ok ? "O" : "F";
+  msg += v.detail;
+  msg.resize(std::min<std::size_t>(msg.size(), 4000));
+  std::replace(msg.begin() + 1, msg.end(), '\0', ' ');  // a NUL starts the reads
+  if (v.reads) {
+    msg.push_back('\0');
+    msg += encode(*v.reads);
+  }
+  return msg;
+}
+
+image_verdict decode_verdict(const std::string& wire) {
+  if (wire.empty()) return {false, "recovery or the check exited without a verdict"};
+  image_verdict v;
+  v.ok = wire[0] == 'O';
+  v.detail = wire.substr(1);
+  const std::size_t nul = v.detail.find('\0');
+  if (nul != std::string::npos) {
+    v.reads = decode_pool_reads(v.detail.substr(nul + 1));
+    v.detail.resize(nul);
+  }
+  return v;
+}
+
+struct image_workers::worker {
+  worker(child_process p, int r) : process(std::move(p)), requests(r) {}
+  worker(worker&& o) noexcept
+      : process(std::move(o.process)), requests(std::exchange(o.requests, -1)), busy(o.busy), ending(o.ending),
+        tag(o.tag), started(o.started), checked(o.checked), in(std::move(o.in)) {}
+  worker& operator=(worker&& o) noexcept {
+    if (this != &o) {
+      close_requests();
+      process = std::move(o.process);
+      requests = std::exchange(o.requests, -1);
+      busy = o.busy;
+      ending = o.ending;
+      tag = o.tag;
+      started = o.started;
+      checked = o.checked;
+      in = std::move(o.in);
+    }
+    return *this;
+  }
+  ~worker() { close_requests(); }
+  void close_requests() {
+    if (requests >= 0) ::close(requests);
+    requests = -1;
+  }
+
+  child_process process;  // its report pipe carries the verdicts
+  int requests = -1;      // our end of the socket carrying requests
+  bool busy = false;      // checking the image `tag`
+  bool ending = false;    // takes no more images: it exits by itself
+  std::uint64_t tag = 0;
+  double started = 0;
+  unsigned checked = 0;
+  std::string in;  // verdict bytes read so far
+};
+
+image_workers::image_workers(const image_target& target, double timeout_s, unsigned images_per_worker,
+                             std::vector<int> close_in_child)
+    : target_(target),
+      timeout_s_(timeout_s),
+      images_per_worker_(std::max(images_per_worker, 1u)),
+      close_in_child_(std::move(close_in_child)) {}
+
+image_workers::~image_workers() = default;  // each worker is killed and reaped
+
+std::size_t image_workers::busy() const {
+  return std::size_t(std::count_if(workers_.begin(), workers_.end(), [](const worker& w) { return w.busy; }));
+}
+
+image_workers::worker& image_workers::fork_worker() {
+  // A socket rather than a pipe: a request to a worker that died fails
+  // (MSG_NOSIGNAL) instead of raising SIGPIPE in the server.
+  int ends[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM, 0, ends) != 0)
+    throw error(error_code::io, fmt::format("cannot create a socket pair to an image worker: {}", std::strerror(errno)));
+  std::vector<int> close_there = close_in_child_;
+  close_there.push_back(ends[0]);
+  for (const worker& w : workers_) {  // the other workers' channels are not this one's
+    close_there.push_back(w.requests);
+    close_there.push_back(w.process.report_fd());
+  }
+  const int theirs = ends[1];
+  try {
+    child_process process = child_process::start("check images", [&](int report) -> int {
+      for (const int own : close_there) ::close(own);
+      worker_main(theirs, report, target_, images_per_worker_);
+    });
+    ::close(theirs);
+    process.set_nonblocking();
+    ++forked_;
+    return workers_.emplace_back(std::move(process), ends[0]);
+  } catch (...) {
+    ::close(ends[0]);
+    ::close(ends[1]);
+    throw;
+  }
+}
+
+bool image_workers::send_request(worker& w, std::uint64_t tag, const std::filesystem::path& dir) {
+  const std::string& path = dir.native();
+  const auto length = std::uint32_t(path.size());
+  std::string request(request_head, '\0');
+  std::memcpy(request.data(), &tag, sizeof tag);
+  std::memcpy(request.data() + sizeof tag, &length, sizeof length);
+  request += path;
+  const char* at = request.data();
+  std::size_t left = request.size();
+  while (left > 0) {
+    const ssize_t n = ::send(w.requests, at, left, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += n;
+    left -= std::size_t(n);
+  }
+  w.busy = true;
+  w.tag = tag;
+  w.started = now_s();
+  return true;
+}
+
+void image_workers::start(std::uint64_t tag, const std::filesystem::path& dir) {
+  auto idle = std::find_if(workers_.begin(), workers_.end(), [](const worker& w) { return !w.busy && !w.ending; });
+  if (idle != workers_.end()) {
+    if (send_request(*idle, tag, dir)) return;
+    idle->ending = true;  // it died between images: collect() reaps it
+  }
+  worker& fresh = fork_worker();
+  if (!send_request(fresh, tag, dir))
+    throw error(error_code::io, fmt::format("cannot send an image to a new image worker: {}", std::strerror(errno)));
+}
+
+void image_workers::add_poll_fds(std::vector<pollfd>& fds) const {
+  for (const worker& w : workers_) fds.push_back({w.process.report_fd(), POLLIN, 0});
+}
+
+int image_workers::wait_ms(int cap_ms) const {
+  double soonest = 1e300;
+  for (const worker& w : workers_)
+    if (w.busy) soonest = std::min(soonest, w.started + timeout_s_);
+  return int(std::clamp((soonest - now_s()) * 1000.0, 0.0, double(cap_ms))) + 1;
+}
+
+std::vector<std::pair<std::uint64_t, std::string>> image_workers::collect() {
+  std::vector<std::pair<std::uint64_t, std::string>> out;
+  for (std::size_t i = 0; i < workers_.size();) {
+    worker& w = workers_[i];
+    bool closed = false;
+    char buf[4096];
+    for (;;) {
+      const long n = w.process.read_some(buf, sizeof buf);
+      if (n > 0) {
+        w.in.append(buf, std::size_t(n));
+        continue;
+      }
+      closed = n == 0;  // the worker closed its end: it has exited or is exiting
+      break;            // otherwise EAGAIN: nothing more yet
+    }
+    std::uint64_t length = 0;
+    if (w.busy && w.in.size() >= verdict_head &&
+        (std::memcpy(&length, w.in.data() + sizeof(std::uint64_t), sizeof length),
+         w.in.size() - verdict_head >= length)) {
+      std::string wire = w.in.substr(verdict_head, length);
+      w.in.erase(0, verdict_head + length);
+      w.busy = false;
+      w.ending = w.ending || ends_worker(wire) || ++w.checked >= images_per_worker_;
+      out.emplace_back(w.tag, std::move(wire));
+    }
+    const bool timed_out = w.busy && !closed && now_s() > w.started + timeout_s_;
+    if (!closed && !timed_out) {
+      ++i;
+      continue;
+    }
+    if (w.busy) {
+      out.emplace_back(w.tag, end_of_busy(w, timed_out));
+    } else {
+      w.process.wait();  // it ended between images, as it should have
+    }
+    workers_.erase(workers_.begin() + std::ptrdiff_t(i));
+  }
+  return out;
+}
+
+std::string image_workers::end_of_busy(worker& w, bool timed_out) {
+  if (timed_out) w.process.kill();
+  const child_exit end = w.process.wait();
+  if (timed_out) return fmt::format("Frecovery and the check did not finish within {} s", timeout_s_);
+  if (end.signal)
+    return fmt::format("Frecovery or the check died of signal {} ({})", end.signal, strsignal(end.signal));
+  return {};  // exited mid-image: decode_verdict says there was no verdict
+}
+
+}  // namespace gpmx::check
