@@ -54,6 +54,15 @@ if [[ $(uname -m) == x86_64 && -z ${GPMX_NO_COMMAND_READ_TRACKING:-} ]]; then
   has 'the verify command read [0-9]* granules the program stored to'
   has 'read:     the store at '
 fi
+# Image directories are kept from image to image: what a command leaves in
+# one (a new file; garbage written over every file after verifying) is
+# gone before the next image (one job: two directories, each used 30 times).
+left="\"\$GPMX_IMAGE_DIR/left-behind\""
+garble='for f in "$GPMX_IMAGE_DIR"/reduction/*; do printf garbage | dd of="$f" bs=1 seek=64 conv=notrunc status=none; done'
+expect 0 "$gpmx" check --trace reduction.trace --root traced --model sbrp --max-images 60 --jobs 1 \
+  --verify "test ! -e $left && touch $left && $check_cmd && $garble" --json
+has '"failed_images": 0'
+has '"images": 60'
 expect 1 "$gpmx" check --trace reduction.trace --root traced --max-images 5 --verify "false"
 # The verdict gives the command's exit code and the end of its stderr.
 expect 1 "$gpmx" check --trace reduction.trace --root traced --max-images 5 --verify "echo the image is broken >&2; exit 3"
@@ -73,6 +82,7 @@ expect 2 "$gpmx" check reduction --bug no-such-bug
 expect 2 "$gpmx" check reduction --model weak
 expect 2 "$gpmx" check reduction --strategy shuffle
 expect 2 "$gpmx" check reduction --granularity 3
+expect 2 "$gpmx" check reduction --images-per-worker 0
 expect 2 "$gpmx" check reduction --at 999999999
 expect 2 "$gpmx" check --trace reduction.trace
 expect 2 "$gpmx" check

@@ -33,6 +33,7 @@ struct bench_check_args {
   std::size_t images = 2000;     // throughput runs
   std::size_t find_cap = 20000;  // most images a strategy may take to find a bug
   unsigned repeat = 3;
+  unsigned images_per_worker = check::check_options{}.images_per_worker;
   std::string only, dir, out, throughput_strategy = "mixed";
   bool json = false, skip_throughput = false, skip_bugs = false, mpi = false;
   double rank_timeout = 150;
@@ -46,6 +47,7 @@ struct one_check {
   check::image_strategy strategy = check::image_strategy::mixed;
   std::size_t max_images = 0;
   bool stop_at_first = false;
+  unsigned images_per_worker = check::check_options{}.images_per_worker;
 };
 
 // One check; with ranks, split among them (every rank calls it alike, and
@@ -63,6 +65,7 @@ std::optional<check::check_report> run_check(const one_check& c, const fs::path&
   o.max_granule_stores = std::size_t(1) << 20;
   o.stop_at_first = c.stop_at_first;
   o.jobs = std::max(1u, std::thread::hardware_concurrency());
+  o.images_per_worker = c.images_per_worker;
   o.root = scratch / "traced";
   o.work_dir = scratch / "images";
   o.tick = alive;
@@ -126,7 +129,7 @@ std::vector<bench::result> throughput(const bench_check_args& a, const fs::path&
     for (apps::style st : {apps::style::epoch, apps::style::sbrp}) {
       const check::image_strategy strategy = check::parse_strategy(a.throughput_strategy);
       one_check c{s.workload, "", st, st == apps::style::sbrp ? check::persist_model::sbrp : check::persist_model::epoch,
-                  s.given, strategy, a.images, false};
+                  s.given, strategy, a.images, false, a.images_per_worker};
       check::check_report last;
       std::vector<double> runs, rates;
       for (unsigned i = 0; i < a.repeat; ++i) {
@@ -147,6 +150,7 @@ std::vector<bench::result> throughput(const bench_check_args& a, const fs::path&
       r.metrics["crash_points"] = double(last.crash_points);
       r.metrics["failed_images"] = double(last.failed_images);
       r.metrics["ranks"] = ranks ? double(ranks->size()) : 1.0;
+      r.metrics["images_per_worker"] = double(a.images_per_worker);
       out.push_back(std::move(r));
     }
   }
@@ -162,7 +166,8 @@ struct bug_row {
 bench::result find_bug(const bug_row& j, const bench_check_args& a, const fs::path& scratch,
                        const std::function<void()>& alive) {
   fmt::print(stderr, "bench: {} --bug {} --strategy {}\n", j.workload, j.bug.name, check::to_string(j.strategy));
-  one_check c{j.workload, j.bug.name, j.bug.s, check::parse_model(j.bug.model), {}, j.strategy, a.find_cap, true};
+  one_check c{j.workload, j.bug.name, j.bug.s, check::parse_model(j.bug.model), {}, j.strategy, a.find_cap, true,
+              a.images_per_worker};
   const check::check_report r = *run_check(c, scratch, nullptr, a.rank_timeout, alive);
   const bool found = !r.failures.empty();
   bench::result row = bench::make_result(
@@ -215,6 +220,10 @@ void register_bench_check(CLI::App& bench) {
   cmd->add_option("--throughput-strategy", a->throughput_strategy, "strategy of the images/s runs")
       ->capture_default_str();
   cmd->add_option("--repeat", a->repeat, "throughput runs (median reported)")->capture_default_str();
+  cmd->add_option("--images-per-worker", a->images_per_worker,
+                  "images one worker process checks in turn (1: a fresh process per image)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--only", a->only, "one workload");
   cmd->add_option("--dir", a->dir, "scratch directory (default: the temporary directory)");
   cmd->add_flag("--no-throughput", a->skip_throughput, "skip the images/s runs");
