@@ -378,6 +378,7 @@ class checker {
     free_slots_.push_back(p.slot);
     if (o_.tick) o_.tick();
     if (f.verdict.ok) return;
+    slots_[p.slot]->clear();  // see image_slot::clear
     ++r_.failed_images;
     record_failure(p, f.tag, f.verdict.detail);
   }

@@ -34,6 +34,12 @@ image_slot::~image_slot() {
   for (auto& [relative, m] : files_) unmap(m);
 }
 
+void image_slot::clear() {
+  for (auto& [relative, m] : files_) unmap(m);
+  files_.clear();
+  fs::remove_all(dir_);
+}
+
 void image_slot::unmap(mapped& m) {
   if (m.data) ::munmap(m.data, m.size);
   m = {};

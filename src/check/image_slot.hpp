@@ -34,6 +34,11 @@ class image_slot {
   // file system refuses.
   const std::filesystem::path& hold(std::span<const slot_file> files);
   const std::filesystem::path& dir() const { return dir_; }
+  // Empties the directory: the next hold() writes every file anew, in new
+  // inodes. After a failed image: a process of its recovery that was killed
+  // (a timeout) may not have ended yet, and must not write into the files
+  // of the next image.
+  void clear();
 
   struct counts {
     std::uint64_t pages_copied = 0;     // pages that differed and were copied

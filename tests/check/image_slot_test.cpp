@@ -130,6 +130,24 @@ TEST_F(ImageSlot, RemovesWhatRecoveryAddedAndRewritesWhatItReplaced) {
   EXPECT_NE(st.st_mode & 0200, 0u) << "the re-moded file was not written anew";
 }
 
+TEST_F(ImageSlot, AfterClearEveryFileIsANewInode) {
+  hold_and_compare();
+  struct stat before {};
+  ASSERT_EQ(::stat((slot.dir() / "w/pool.gpm").c_str(), &before), 0);
+  // A process still holding the old file open writes after the clear.
+  const int fd = ::open((slot.dir() / "w/pool.gpm").c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  slot.clear();
+  EXPECT_FALSE(fs::exists(slot.dir()));
+  hold_and_compare();
+  ASSERT_EQ(::pwrite(fd, "late", 4, 0), 4);
+  ::close(fd);
+  struct stat after {};
+  ASSERT_EQ(::stat((slot.dir() / "w/pool.gpm").c_str(), &after), 0);
+  EXPECT_NE(before.st_ino, after.st_ino);
+  EXPECT_EQ(contents(slot.dir()), expected(files()));  // the late write went to the old inode
+}
+
 TEST_F(ImageSlot, ImagesWithOtherFilesDropTheOldOnes) {
   hold_and_compare();
   const std::vector<slot_file> fewer{{"w/pool.gpm", pool}};
