@@ -25,18 +25,6 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-bool read_exact_fd(int fd, void* buf, std::size_t n) {
-  auto* at = static_cast<char*>(buf);
-  while (n > 0) {
-    const ssize_t r = ::read(fd, at, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    at += r;
-    n -= std::size_t(r);
-  }
-  return true;
-}
-
 image_verdict run_target(const image_target& target, const std::filesystem::path& dir) {
   try {
     return target(dir);
@@ -58,9 +46,9 @@ image_verdict run_target(const image_target& target, const std::filesystem::path
   for (unsigned checked = 0; checked < quota; ++checked) {
     std::uint64_t tag = 0;
     std::uint32_t length = 0;
-    if (!read_exact_fd(requests, &tag, sizeof tag) || !read_exact_fd(requests, &length, sizeof length)) break;
+    if (!read_all(requests, &tag, sizeof tag) || !read_all(requests, &length, sizeof length)) break;
     std::string path(length, '\0');
-    if (!read_exact_fd(requests, path.data(), length)) break;
+    if (!read_all(requests, path.data(), length)) break;
     const image_verdict v = run_target(target, path);
     const std::string wire = encode_verdict(v);
     const std::uint64_t size = wire.size();

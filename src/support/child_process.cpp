@@ -97,16 +97,7 @@ long child_process::read_some(void* buf, std::size_t n) {
   }
 }
 
-bool child_process::read_exact(void* buf, std::size_t n) {
-  auto* at = static_cast<char*>(buf);
-  while (n > 0) {
-    const long r = read_some(at, n);
-    if (r <= 0) return false;
-    at += r;
-    n -= std::size_t(r);
-  }
-  return true;
-}
+bool child_process::read_exact(void* buf, std::size_t n) { return read_all(fd_, buf, n); }
 
 void child_process::kill() {
   if (pid_ > 0 && !reaped_) ::kill(pid_, SIGKILL);
@@ -128,19 +119,26 @@ child_exit exit_of(int status) {
   if (WIFSIGNALED(status)) return {-1, WTERMSIG(status)};
   return {WEXITSTATUS(status), 0};
 }
-}  // namespace
 
-bool write_all(int fd, const void* data, std::size_t n) {
-  const auto* at = static_cast<const char*>(data);
+// Moves all n bytes with `op` (::read or ::write), retrying interrupted calls.
+template <class Byte, class Op>
+bool move_all(int fd, Byte* at, std::size_t n, Op op) {
   while (n > 0) {
-    const ssize_t w = ::write(fd, at, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    at += w;
-    n -= std::size_t(w);
+    const ssize_t r = op(fd, at, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    at += r;
+    n -= std::size_t(r);
   }
   return true;
 }
+}  // namespace
+
+bool write_all(int fd, const void* data, std::size_t n) {
+  return move_all(fd, static_cast<const char*>(data), n, ::write);
+}
+
+bool read_all(int fd, void* data, std::size_t n) { return move_all(fd, static_cast<char*>(data), n, ::read); }
 
 child_exit run_shell(const std::string& command) {
   const pid_t parent = ::getpid();

@@ -71,6 +71,9 @@ class child_process {
 // retrying interrupted writes; false when the reader is gone or writing
 // failed.
 bool write_all(int fd, const void* data, std::size_t n);
+// Reads exactly n bytes from fd, retrying interrupted reads; false when it
+// ends first or reading failed.
+bool read_all(int fd, void* data, std::size_t n);
 
 // Runs `command` with /bin/sh -c in a child that dies with this process
 // (die_with; the shell runs a simple command in place, so the command itself
