@@ -120,7 +120,10 @@ class checker {
   // The image server is forked first, while the process is small; then the
   // persist orders are built once for every share.
   checker(const trace::trace& t, const image_target& target, const check_options& o)
-      : t_(t), o_(o), jobs_(target, o.jobs, o.timeout_s, o.images_per_worker), root_(fs::absolute(o.root).lexically_normal()),
+      : t_(t),
+        o_(o),
+        jobs_(target, o.jobs, o.timeout_s, o.images_per_worker),
+        root_(fs::absolute(o.root).lexically_normal()),
         t0_(std::chrono::steady_clock::now()) {
     order_ = std::make_unique<persist_order>(t_, order_options{o_.model, o_.granularity, o_.max_granule_stores});
     if (o_.model == persist_model::sbrp)
@@ -383,7 +386,7 @@ class checker {
     record_failure(p, f.tag, f.verdict.detail);
   }
 
-  // Images come back in the order their children finish, which varies with
+  // Images come back in the order their workers finish, which varies with
   // the jobs; ties are broken by the order images were made (the tag), so
   // that a cause's smallest image, and the causes' order, do not vary.
   void record_failure(const pending& p, std::uint64_t tag, const std::string& verdict) {
@@ -553,7 +556,7 @@ check_session::check_session(const trace::trace& t, const image_target& target, 
     : options_(options) {
   if (options_.work_dir.empty()) throw check_error("check: no scratch directory for the images was given");
   // The images are scratch: removed on an interrupt, and when the session
-  // ends (also by an error) once its children have been reaped.
+  // ends (also by an error) once its workers have been reaped.
   on_interrupt_ = std::make_unique<interrupt_cleanup::scratch_path>(options_.work_dir);
   try {
     impl_ = std::make_unique<checker>(t, target, options_);
@@ -565,7 +568,7 @@ check_session::check_session(const trace::trace& t, const image_target& target, 
 }
 
 check_session::~check_session() {
-  impl_.reset();  // reaps the image server and its children first
+  impl_.reset();  // reaps the image server and its workers first
   std::error_code ec;
   fs::remove_all(options_.work_dir, ec);
 }

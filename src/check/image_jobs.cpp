@@ -136,7 +136,7 @@ image_jobs::image_jobs(image_target target, unsigned jobs, double timeout_s, uns
 
 image_jobs::~image_jobs() {
   if (requests_ >= 0) ::close(requests_);
-  // server_'s destructor kills and reaps the server; its children die with it.
+  // server_'s destructor kills and reaps the server; its workers die with it.
 }
 
 void image_jobs::start(std::uint64_t tag, const std::filesystem::path& dir) {

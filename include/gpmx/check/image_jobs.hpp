@@ -46,7 +46,7 @@ class image_jobs {
   image_jobs& operator=(const image_jobs&) = delete;
 
   // Images that may be handed over at once: twice the jobs, so that the
-  // caller writes the next images while the children check these.
+  // caller writes the next images while the workers check these.
   unsigned capacity() const { return 2 * jobs_; }
   std::size_t running() const { return running_; }
   // Checks the image whose files are in `dir` in a worker of the server.
