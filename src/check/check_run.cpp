@@ -129,9 +129,8 @@ class checker {
     if (o_.model == persist_model::sbrp)
       promoted_ = std::make_unique<persist_order>(
           t_, order_options{persist_model::sbrp_promoted, o_.granularity, o_.max_granule_stores});
-    copies_ = other_files(root_, t_);
     // Read once: every image holds them unchanged.
-    for (const fs::path& rel : copies_) copy_bytes_.emplace_back(rel, read_whole(root_ / rel));
+    for (const fs::path& rel : other_files(root_, t_)) copy_bytes_.emplace_back(rel, read_whole(root_ / rel));
     for (unsigned s = 0; s < jobs_.capacity(); ++s) {
       free_slots_.push_back(s);
       slots_.push_back(std::make_unique<image_slot>(o_.work_dir / fmt::format("image-{}", s)));
@@ -335,22 +334,11 @@ class checker {
   }
 
   // An image written into a fresh directory (a kept failure, a run under
-  // read tracking).
+  // read tracking): a slot used once.
   fs::path write_image(const fs::path& dir, const store_set& image, std::uint64_t position) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    for (const fs::path& rel : copies_) {
-      fs::create_directories((dir / rel).parent_path());
-      fs::copy_file(root_ / rel, dir / rel);
-    }
-    for (const pool_file& f : materialize_pools(t_, *order_, image, position)) {
-      const fs::path& rel = relative_to_root(f.path);
-      fs::create_directories((dir / rel).parent_path());
-      std::ofstream out(dir / rel, std::ios::binary | std::ios::trunc);
-      out.write(reinterpret_cast<const char*>(f.bytes.data()), std::streamsize(f.bytes.size()));
-      if (!out) throw std::runtime_error(fmt::format("cannot write the image file '{}'", (dir / rel).string()));
-    }
-    return dir;
+    image_slot fresh(dir);
+    fresh.clear();  // whatever an earlier check left there
+    return fill_slot(fresh, image, position);
   }
 
   // An image written into a slot kept between images: only the pages that
@@ -533,8 +521,7 @@ class checker {
   image_share share_;
   std::size_t checked_ = 0;  // images of this share started
   std::unique_ptr<persist_order> order_, promoted_;
-  std::vector<fs::path> copies_;
-  std::vector<std::pair<fs::path, std::vector<std::byte>>> copy_bytes_;
+  std::vector<std::pair<fs::path, std::vector<std::byte>>> copy_bytes_;  // the other files, by path below root_
   std::vector<std::unique_ptr<image_slot>> slots_;  // by slot number
   std::vector<unsigned> free_slots_;
   std::vector<pool_file> materialized_;  // the image being written: its buffers kept for the next

@@ -22,27 +22,10 @@
 namespace gpmx::check {
 namespace {
 
-// The wire: requests are [tag u64][path length u32][path]; replies are
-// [tag u64][length u64][encoded verdict].
-
-// A socket: a send to a server that died fails instead of raising SIGPIPE.
-bool send_all(int socket, const void* data, std::size_t n) {
-  const auto* at = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t w = ::send(socket, at, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    at += w;
-    n -= std::size_t(w);
-  }
-  return true;
-}
+// The frames on both channels: image_workers.hpp.
 
 void reply(int replies, std::uint64_t tag, const std::string& verdict) {
-  const std::uint64_t length = verdict.size();
-  if (!write_all(replies, &tag, sizeof tag) || !write_all(replies, &length, sizeof length) ||
-      !write_all(replies, verdict.data(), verdict.size()))
-    ::_exit(0);  // the checker is gone
+  if (!write_verdict_frame(replies, tag, verdict)) ::_exit(0);  // the checker is gone
 }
 
 // Takes the complete requests off the front of `in`.
@@ -141,12 +124,7 @@ image_jobs::~image_jobs() {
 
 void image_jobs::start(std::uint64_t tag, const std::filesystem::path& dir) {
   if (running_ >= capacity()) throw std::logic_error("image_jobs::start: every slot is busy");
-  const std::string& path = dir.native();
-  const auto length = std::uint32_t(path.size());
-  std::string request(sizeof tag + sizeof length, '\0');
-  std::memcpy(request.data(), &tag, sizeof tag);
-  std::memcpy(request.data() + sizeof tag, &length, sizeof length);
-  request += path;
+  const std::string request = request_frame(tag, dir);
   if (!send_all(requests_, request.data(), request.size())) server_lost("send it an image");
   ++running_;
 }

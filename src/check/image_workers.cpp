@@ -16,9 +16,6 @@
 namespace gpmx::check {
 namespace {
 
-// Requests, server to worker: [tag u64][path length u32][path].
-// Verdicts, worker to server: [tag u64][length u64][encoded verdict].
-constexpr std::size_t request_head = sizeof(std::uint64_t) + sizeof(std::uint32_t);
 constexpr std::size_t verdict_head = 2 * sizeof(std::uint64_t);
 
 double now_s() {
@@ -50,12 +47,8 @@ image_verdict run_target(const image_target& target, const std::filesystem::path
     std::string path(length, '\0');
     if (!read_all(requests, path.data(), length)) break;
     const image_verdict v = run_target(target, path);
-    const std::string wire = encode_verdict(v);
-    const std::uint64_t size = wire.size();
     // A failed write: the server is gone, nobody to tell.
-    if (!write_all(verdicts, &tag, sizeof tag) || !write_all(verdicts, &size, sizeof size) ||
-        !write_all(verdicts, wire.data(), wire.size()) || !v.ok)
-      break;
+    if (!write_verdict_frame(verdicts, tag, encode_verdict(v)) || !v.ok) break;
   }
   ::_exit(0);
 }
@@ -77,6 +70,21 @@ std::string encode_verdict(const image_verdict& v) {
   return msg;
 }
 
+std::string request_frame(std::uint64_t tag, const std::filesystem::path& dir) {
+  const std::string& path = dir.native();
+  const auto length = std::uint32_t(path.size());
+  std::string frame(sizeof tag + sizeof length, '\0');
+  std::memcpy(frame.data(), &tag, sizeof tag);
+  std::memcpy(frame.data() + sizeof tag, &length, sizeof length);
+  return frame + path;
+}
+
+bool write_verdict_frame(int fd, std::uint64_t tag, const std::string& wire) {
+  const std::uint64_t length = wire.size();
+  return write_all(fd, &tag, sizeof tag) && write_all(fd, &length, sizeof length) &&
+         write_all(fd, wire.data(), wire.size());
+}
+
 image_verdict decode_verdict(const std::string& wire) {
   if (wire.empty()) return {false, "recovery or the check exited without a verdict"};
   image_verdict v;
@@ -90,30 +98,12 @@ image_verdict decode_verdict(const std::string& wire) {
   return v;
 }
 
+// Kept in a std::list: never moved, so it closes its socket once.
 struct image_workers::worker {
   worker(child_process p, int r) : process(std::move(p)), requests(r) {}
-  worker(worker&& o) noexcept
-      : process(std::move(o.process)), requests(std::exchange(o.requests, -1)), busy(o.busy), ending(o.ending),
-        tag(o.tag), started(o.started), checked(o.checked), in(std::move(o.in)) {}
-  worker& operator=(worker&& o) noexcept {
-    if (this != &o) {
-      close_requests();
-      process = std::move(o.process);
-      requests = std::exchange(o.requests, -1);
-      busy = o.busy;
-      ending = o.ending;
-      tag = o.tag;
-      started = o.started;
-      checked = o.checked;
-      in = std::move(o.in);
-    }
-    return *this;
-  }
-  ~worker() { close_requests(); }
-  void close_requests() {
-    if (requests >= 0) ::close(requests);
-    requests = -1;
-  }
+  worker(const worker&) = delete;
+  worker& operator=(const worker&) = delete;
+  ~worker() { ::close(requests); }
 
   child_process process;  // its report pipe carries the verdicts
   int requests = -1;      // our end of the socket carrying requests
@@ -159,7 +149,7 @@ image_workers::worker& image_workers::fork_worker() {
     ::close(theirs);
     process.set_nonblocking();
     ++forked_;
-    return workers_.emplace_back(std::move(process), ends[0]);
+    return workers_.emplace_back(std::move(process), ends[0]);  // owns ends[0] from here
   } catch (...) {
     ::close(ends[0]);
     ::close(ends[1]);
@@ -168,21 +158,8 @@ image_workers::worker& image_workers::fork_worker() {
 }
 
 bool image_workers::send_request(worker& w, std::uint64_t tag, const std::filesystem::path& dir) {
-  const std::string& path = dir.native();
-  const auto length = std::uint32_t(path.size());
-  std::string request(request_head, '\0');
-  std::memcpy(request.data(), &tag, sizeof tag);
-  std::memcpy(request.data() + sizeof tag, &length, sizeof length);
-  request += path;
-  const char* at = request.data();
-  std::size_t left = request.size();
-  while (left > 0) {
-    const ssize_t n = ::send(w.requests, at, left, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += n;
-    left -= std::size_t(n);
-  }
+  const std::string frame = request_frame(tag, dir);
+  if (!send_all(w.requests, frame.data(), frame.size())) return false;
   w.busy = true;
   w.tag = tag;
   w.started = now_s();
@@ -213,8 +190,8 @@ int image_workers::wait_ms(int cap_ms) const {
 
 std::vector<std::pair<std::uint64_t, std::string>> image_workers::collect() {
   std::vector<std::pair<std::uint64_t, std::string>> out;
-  for (std::size_t i = 0; i < workers_.size();) {
-    worker& w = workers_[i];
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    worker& w = *it;
     bool closed = false;
     char buf[4096];
     for (;;) {
@@ -238,7 +215,7 @@ std::vector<std::pair<std::uint64_t, std::string>> image_workers::collect() {
     }
     const bool timed_out = w.busy && !closed && now_s() > w.started + timeout_s_;
     if (!closed && !timed_out) {
-      ++i;
+      ++it;
       continue;
     }
     if (w.busy) {
@@ -246,7 +223,7 @@ std::vector<std::pair<std::uint64_t, std::string>> image_workers::collect() {
     } else {
       w.process.wait();  // it ended between images, as it should have
     }
-    workers_.erase(workers_.begin() + std::ptrdiff_t(i));
+    it = workers_.erase(it);
   }
   return out;
 }

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,13 @@ namespace gpmx::check {
 // (pool_reads.hpp's text form).
 std::string encode_verdict(const image_verdict& v);
 image_verdict decode_verdict(const std::string& wire);
+
+// The frames on the image server's channels (checker -> server -> worker,
+// and back): a request is [tag u64][path length u32][path]; a verdict is
+// [tag u64][length u64][encoded verdict].
+std::string request_frame(std::uint64_t tag, const std::filesystem::path& dir);
+// Writes a verdict frame to `fd`; false when the reader is gone.
+bool write_verdict_frame(int fd, std::uint64_t tag, const std::string& wire);
 
 class image_workers {
  public:
@@ -64,7 +72,7 @@ class image_workers {
   double timeout_s_;
   unsigned images_per_worker_;
   std::vector<int> close_in_child_;
-  std::vector<worker> workers_;
+  std::list<worker> workers_;
   std::uint64_t forked_ = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -139,6 +140,11 @@ bool write_all(int fd, const void* data, std::size_t n) {
 }
 
 bool read_all(int fd, void* data, std::size_t n) { return move_all(fd, static_cast<char*>(data), n, ::read); }
+
+bool send_all(int socket, const void* data, std::size_t n) {
+  return move_all(socket, static_cast<const char*>(data), n,
+                  [](int s, const char* at, std::size_t left) { return ::send(s, at, left, MSG_NOSIGNAL); });
+}
 
 child_exit run_shell(const std::string& command) {
   const pid_t parent = ::getpid();

@@ -74,6 +74,9 @@ bool write_all(int fd, const void* data, std::size_t n);
 // Reads exactly n bytes from fd, retrying interrupted reads; false when it
 // ends first or reading failed.
 bool read_all(int fd, void* data, std::size_t n);
+// write_all to a socket with MSG_NOSIGNAL: a peer that is gone makes it
+// return false instead of raising SIGPIPE.
+bool send_all(int socket, const void* data, std::size_t n);
 
 // Runs `command` with /bin/sh -c in a child that dies with this process
 // (die_with; the shell runs a simple command in place, so the command itself
