@@ -3,12 +3,6 @@
 #include <algorithm>
 
 namespace gpmx::cpu::detail {
-namespace {
-
-// msync works on pages: runs whose pages touch share one call.
-constexpr std::uintptr_t lines_per_page = 4096 / persist_line_bytes;
-
-}  // namespace
 
 group_commit::group_commit() = default;
 
@@ -120,12 +114,14 @@ std::uint64_t group_commit::flush(std::vector<line_run>& runs) {
   while (i < runs.size()) {
     // Every range of one domain goes to it at once (persist_group).
     const persist_domain* d = runs[i].domain;
+    // Runs whose flush units touch share one range (msync: pages).
+    const std::uintptr_t unit = std::max<std::uintptr_t>(1, d->flush_unit_bytes() / persist_line_bytes);
     ranges.clear();
     while (i < runs.size() && runs[i].domain == d) {
       std::uintptr_t first = runs[i].first, last = runs[i].last;
       std::size_t asked = (last - first + 1) * persist_line_bytes;
       std::size_t j = i + 1;
-      while (j < runs.size() && runs[j].domain == d && runs[j].first / lines_per_page <= last / lines_per_page + 1) {
+      while (j < runs.size() && runs[j].domain == d && runs[j].first / unit <= last / unit + 1) {
         last = std::max(last, runs[j].last);
         asked += (runs[j].last - runs[j].first + 1) * persist_line_bytes;
         ++j;

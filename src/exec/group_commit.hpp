@@ -56,7 +56,7 @@ class group_commit {
   };
   std::uint64_t enqueue(const std::vector<line_run>& runs);
   void flusher_loop();
-  // Makes every run durable: sorted, merged where their pages touch, one
+  // Makes every run durable: sorted, merged where their flush units touch, one
   // persist_range per merged range. Returns the number of calls made.
   static std::uint64_t flush(std::vector<line_run>& runs);
 

@@ -11,21 +11,40 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <vector>
 #include <fmt/format.h>
 
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/exec/observer.hpp"
+#include "persist_journal.hpp"
 
 namespace gpmx::pm {
 
 group_sync_method group_sync() {
   static const group_sync_method m = [] {
     const char* e = std::getenv("GPMX_GROUP_SYNC");
-    if (e == nullptr || *e == 0 || std::string_view(e) == "fdatasync") return group_sync_method::fdatasync;
+    if (e == nullptr || *e == 0 || std::string_view(e) == "journal") return group_sync_method::journal;
+    if (std::string_view(e) == "fdatasync") return group_sync_method::fdatasync;
     if (std::string_view(e) == "msync") return group_sync_method::msync;
-    throw config_error(fmt::format("environment variable GPMX_GROUP_SYNC='{}' is not one of fdatasync, msync", e));
+    throw config_error(
+        fmt::format("environment variable GPMX_GROUP_SYNC='{}' is not one of journal, fdatasync, msync", e));
   }();
   return m;
+}
+
+std::uint64_t journal_capacity() {
+  static const std::uint64_t bytes = [] {
+    const char* e = std::getenv("GPMX_JOURNAL_MIB");
+    if (e == nullptr || *e == 0) return std::uint64_t(64) << 20;
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long mib = std::strtoull(e, &end, 10);
+    if (errno != 0 || *end != 0 || *e == '-' || mib < 2 || mib > 65536)
+      throw config_error(fmt::format("environment variable GPMX_JOURNAL_MIB='{}' is not a whole number of MiB "
+                                     "in [2, 65536]", e));
+    return std::uint64_t(mib) << 20;
+  }();
+  return bytes;
 }
 
 mapping::mapping(const std::filesystem::path& path, const std::filesystem::path& shown, durability mode)
@@ -43,9 +62,16 @@ mapping::mapping(const std::filesystem::path& path, const std::filesystem::path&
                   (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
   populate_if_small();
   const group_sync_method sync = group_sync();  // a bad GPMX_GROUP_SYNC is reported wherever the pool is
-  if (syncs_pages() && !in_memory_fs_ && sync == group_sync_method::fdatasync)
+  if (syncs_pages() && !in_memory_fs_ && sync != group_sync_method::msync)
     sync_fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);  // -1: group flushes msync each range
   if (observer* o = host_observer()) o->pool_mapped(base_, size_, shown.string());
+}
+
+void mapping::journal_persists(const std::filesystem::path& pool_path, const std::uint8_t* uuid) {
+  // A trace recorder's run keeps the former way: its directory is copied
+  // into crash images, and a journal there would replay over them.
+  if (sync_fd_ >= 0 && group_sync() == group_sync_method::journal && host_observer() == nullptr)
+    journal_ = std::make_unique<persist_journal>(pool_path, sync_fd_, base_, size_, uuid, journal_capacity());
 }
 
 void mapping::populate_if_small() {
@@ -61,6 +87,7 @@ void mapping::populate_if_small() {
 }
 
 mapping::~mapping() {
+  journal_.reset();  // syncs the pool and empties the journal while the file is open
   if (sync_fd_ >= 0) ::close(sync_fd_);
   if (!base_) return;
   if (observer* o = host_observer()) o->pool_unmapped(base_);
@@ -85,6 +112,15 @@ void mapping::persist_group(const persist_domain::merged_range* ranges, std::siz
   for (std::size_t i = 0; i < n; ++i) {
     check_inside(ranges[i].p, ranges[i].bytes);
     asked += ranges[i].asked;
+  }
+  if (journal_) {
+    thread_local std::vector<persist_journal::range> in_file;
+    in_file.clear();
+    for (std::size_t i = 0; i < n; ++i)
+      in_file.push_back({std::uint64_t(static_cast<const std::byte*>(ranges[i].p) - base_), ranges[i].bytes});
+    journal_->append(in_file);
+    persisted_.fetch_add(asked, std::memory_order_relaxed);
+    return;
   }
   // fdatasync writes back every dirty page of the file (the ranges and any
   // page other threads dirtied: durable early, which PM allows too) and
@@ -119,6 +155,12 @@ std::uint64_t mapping::write_and_sync(std::span<const pool::file_write> pieces,
   if (::fdatasync(sync_fd_) != 0)
     throw pm_error(errc::io, fmt::format("{}: fdatasync after writing {} bytes failed: {}", path_.string(), total,
                                          std::strerror(errno)));
+  if (journal_) {
+    // A record holding older bytes of a piece must not replay over it.
+    std::vector<persist_journal::range> written;
+    for (const pool::file_write& w : pieces) written.push_back({std::uint64_t(w.dst - base_), w.bytes});
+    journal_->synced_by_file(written);
+  }
   persisted_.fetch_add(total, std::memory_order_relaxed);
   return total;
 }
@@ -144,6 +186,11 @@ void mapping::flush(const void* p, std::uint64_t bytes) const {
   // durable as after it (they survive a crash of the process, not of the
   // machine).
   if (in_memory_fs_) return;
+  if (journal_) {
+    const persist_journal::range r{std::uint64_t(b - base_), bytes};
+    journal_->append({&r, 1});
+    return;
+  }
   if (pmem_msync(p, bytes) != 0)
     throw pm_error(errc::io, fmt::format("{}: msync of {} bytes at offset {} failed: {}", path_.string(),
                                          bytes, b - base_, std::strerror(errno)));

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <span>
 
 #include "gpmx/exec/persist_domain.hpp"
@@ -14,11 +15,16 @@
 
 namespace gpmx::pm {
 
-// How a group commit flush of a file on a device is made durable:
-// fdatasync once per file (the default), or msync per merged range (the
-// former way, kept to measure against). GPMX_GROUP_SYNC chooses; read once.
-enum class group_sync_method { fdatasync, msync };
+class persist_journal;
+
+// How persists to a pool file on a device are made durable: appended to the
+// pool's persist journal (the default; persist_journal.hpp), one fdatasync
+// of the pool per group flush, or msync per merged range (the two former
+// ways, kept to measure against). GPMX_GROUP_SYNC chooses; read once.
+enum class group_sync_method { journal, fdatasync, msync };
 group_sync_method group_sync();
+// The journal's size: GPMX_JOURNAL_MIB (default 64), read once.
+std::uint64_t journal_capacity();
 
 class mapping {
  public:
@@ -45,12 +51,21 @@ class mapping {
   // Whether a flush is an msync (the msync setting, or pmem on a file that
   // is not real PM).
   bool syncs_pages() const { return mode_ == durability::msync || (mode_ == durability::pmem && !is_pmem_); }
-  // Whether group flushes use one fdatasync of the file (a file on a
-  // device that syncs pages, GPMX_GROUP_SYNC=fdatasync).
+  // Whether group flushes go to the file at once: one journal record, or
+  // one fdatasync of the file (a file on a device that syncs pages, unless
+  // GPMX_GROUP_SYNC=msync).
   bool syncs_whole_file() const { return sync_fd_ >= 0; }
-  // Makes all the ranges durable for group commit with one fdatasync of the
-  // file (one device flush for the group, where an msync per range pays one
-  // each; docs/benchmarks.md measures both). Needs syncs_whole_file().
+  // From now on, persists of a file on a device go through the persist
+  // journal of the pool at `pool_path` (its name, once created), unless
+  // GPMX_GROUP_SYNC or a trace recorder watching the host says otherwise.
+  // Before the mapping is shared with other threads.
+  void journal_persists(const std::filesystem::path& pool_path, const std::uint8_t* uuid);
+  // Whether persists are appended to the pool's journal.
+  bool journals() const { return journal_ != nullptr; }
+  // Makes all the ranges durable for group commit with one journal record,
+  // or one fdatasync of the file (one device flush for the group, where an
+  // msync per range pays one each; docs/benchmarks.md measures all three).
+  // Needs syncs_whole_file().
   void persist_group(const persist_domain::merged_range* ranges, std::size_t n) const;
   // Where a file write and one fdatasync beat stores and msync (a file on a
   // device under msync durability; writing through a shared mapping on ext4
@@ -72,6 +87,7 @@ class mapping {
   bool is_pmem_ = false;
   bool in_memory_fs_ = false;
   int sync_fd_ = -1;  // the file, open for fdatasync where group flushes use it
+  std::unique_ptr<persist_journal> journal_;  // where persists go on a device, if journaled
   durability mode_;
   mutable std::atomic<std::uint64_t> persisted_{0};
 };

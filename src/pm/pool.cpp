@@ -17,6 +17,7 @@
 #include "format.hpp"
 #include "mapping.hpp"
 #include "namespace_table.hpp"
+#include "persist_journal.hpp"
 
 namespace gpmx::pm {
 namespace fs = std::filesystem;
@@ -32,16 +33,32 @@ class pool_domain final : public persist_domain {
   void persist_merged(const void* p, std::size_t bytes, std::size_t asked) const override {
     map_->persist_merged(p, bytes, asked);
   }
+  std::size_t flush_unit_bytes() const override { return map_->journals() ? persist_line_bytes : 4096; }
   std::size_t persist_group(const merged_range* ranges, std::size_t n) const override {
     if (!map_->syncs_whole_file() || n == 0) return persist_domain::persist_group(ranges, n);
     map_->persist_group(ranges, n);
     return 1;
   }
   // msync works on pages: one call per run of lines that share or touch
-  // pages, instead of one per run of adjacent lines.
+  // pages, instead of one per run of adjacent lines. A journal takes all of
+  // a thread's runs of adjacent lines in one record.
   void persist_lines(const std::uintptr_t* lines, std::size_t n) const override {
     if ((map_->mode() == durability::pmem && map_->is_pmem()) || map_->mode() == durability::flush) {
       persist_domain::persist_lines(lines, n);
+      return;
+    }
+    if (map_->journals()) {
+      thread_local std::vector<merged_range> runs;
+      runs.clear();
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!runs.empty() && reinterpret_cast<std::uintptr_t>(runs.back().p) + runs.back().bytes ==
+                                 lines[i] * persist_line_bytes)
+          runs.back().bytes += persist_line_bytes;
+        else
+          runs.push_back({reinterpret_cast<const void*>(lines[i] * persist_line_bytes), persist_line_bytes, 0});
+      }
+      for (merged_range& r : runs) r.asked = r.bytes;
+      if (!runs.empty()) map_->persist_group(runs.data(), runs.size());
       return;
     }
     constexpr std::uintptr_t lines_per_page = 4096 / persist_line_bytes;
@@ -228,6 +245,7 @@ pool pool::create(const fs::path& path, std::uint64_t size, pool_options options
       fail(errc::io, fmt::format("{}: cannot rename the new pool into place: {}", path.string(),
                                  std::strerror(errno)));
     if (options.mode != durability::none) fsync_path(path.parent_path().empty() ? "." : path.parent_path(), path.string());
+    s->map->journal_persists(path, h.uuid);
     const mapping* m = s->map.get();
     s->table.emplace(base + h.table_offset, table_bytes, h.table_capacity,
                      [m](const void* p, std::size_t n) { m->persist(p, n); }, path.string());
@@ -242,7 +260,10 @@ pool pool::open(const fs::path& path, durability mode) {
   auto s = std::make_unique<state>();
   s->path = path;
   s->header = read_header(path);
+  // Stores a crash left only in the persist journal go into the file first.
+  persist_journal::replay(path, s->header.uuid);
   s->map = std::make_unique<mapping>(path, path, mode);
+  s->map->journal_persists(path, s->header.uuid);
   s->domain = std::make_unique<pool_domain>(s->map.get());
   const format::header& h = s->header;
   const mapping* m = s->map.get();
@@ -343,6 +364,7 @@ void pool::persist(const void* p, std::uint64_t bytes, source_loc loc) const {
 const persist_domain* pool::domain() const { return s_->domain.get(); }
 std::uint64_t pool::bytes_persisted() const { return s_->map->bytes_persisted(); }
 bool pool::prefers_file_writes() const { return s_->map->writes_through_file(); }
+bool pool::journals() const { return s_->map->journals(); }
 void pool::write_durably(std::span<const file_write> pieces, const std::function<void()>& after_each_piece) const {
   pm_write_stats::add_host_persist(s_->map->write_and_sync(pieces, after_each_piece));
 }

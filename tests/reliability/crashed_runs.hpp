@@ -9,12 +9,27 @@
 #include <vector>
 
 #include "gpmx/pm/hcl_log.hpp"
+#include "gpmx/pm/pool.hpp"
 #include "reliability/gpmx_process.hpp"
 
 namespace gpmx::test {
 
+// Replays every pool's persist journal under `dir` into its pool (what any
+// open does first): on a device, what a crash left on "PM" is a pool and its
+// journal, and the corruption tests damage the pool's words. After this a
+// refused recover finds nothing to replay, so it must change no file.
+inline void settle_journals(const std::filesystem::path& dir) {
+  const std::string suffix = ".journal";
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    const std::string name = e.path().string();
+    if (!e.is_regular_file() || name.size() <= suffix.size() || !name.ends_with(suffix)) continue;
+    pm::pool::open(name.substr(0, name.size() - suffix.size()), pm::durability::none);
+  }
+}
+
 // `gpmx run W ARGS --crash-after N`: the run killed at crash point N (with two
-// workers storing at once, the report may name a point just past N).
+// workers storing at once, the report may name a point just past N), its
+// journals replayed.
 inline void crashed_run(const std::filesystem::path& cwd, const std::string& w, const std::vector<std::string>& args,
                         int crash_after) {
   std::vector<std::string> all = {"run", w, "--quiet", "--crash-after", std::to_string(crash_after)};
@@ -22,6 +37,7 @@ inline void crashed_run(const std::filesystem::path& cwd, const std::string& w, 
   const auto r = run_gpmx(all, cwd);
   ASSERT_EQ(r.status, 0) << r.output;
   ASSERT_NE(r.output.find("SIGKILL after crash point"), std::string::npos) << r.output;
+  settle_journals(cwd / "gpmx-data");
 }
 
 // Whether some slot of the HCL log holds a whole entry of `entry_words` words.

@@ -21,6 +21,9 @@ class persist_domain {
   // kernel threads waiting for durability should share one (group commit)
   // rather than each make its own. Cache-line flushes are not worth it.
   virtual bool shares_flushes() const { return false; }
+  // The unit a flush works in: group commit merges lines whose units touch
+  // into one range (msync writes pages; a journal wants lines only).
+  virtual std::size_t flush_unit_bytes() const { return 4096; }
   // Makes [p, p + bytes) durable for requests that asked for `asked` bytes
   // of it (group commit's merged ranges cover gaps between threads' lines);
   // a domain that counts what it persisted counts `asked`.

@@ -112,6 +112,10 @@ class pool {
   // stores through the mapping and msync: a file on a device (not PM, not
   // tmpfs) under msync durability, with no trace recorder watching.
   bool prefers_file_writes() const;
+  // Whether persists are appended to the pool's persist journal,
+  // `<path>.journal` (a file on a device under msync durability; see
+  // docs/persistency-models.md section 4).
+  bool journals() const;
   // One piece for write_durably: `bytes` bytes from `src` to `dst` (inside
   // the mapping).
   struct file_write {
