@@ -52,16 +52,21 @@ double seconds_of(const std::function<void()>& f, device_bytes* written = nullpt
 // How many threads shared each durable flush in the timed part, and how
 // many flushes were made (group commit; zero when it is off).
 struct flush_sharing {
-  std::uint64_t waits = 0, flushes = 0;
+  std::uint64_t waits = 0, flushes = 0, flush_ns = 0;
   double seconds = 0;
   void add(const cpu::durability_stats& before, const cpu::durability_stats& after, double s) {
     waits += after.waits - before.waits;
     flushes += after.flushes - before.flushes;
+    flush_ns += after.flush_ns - before.flush_ns;
     seconds += s;
   }
   void put(result& r) const {
     r.metrics["threads_per_flush"] = flushes ? double(waits) / double(flushes) : 0.0;
     r.metrics["flushes_per_second"] = seconds > 0 ? double(flushes) / seconds : 0.0;
+    // The flusher's busy share and one flush's mean time: whether the
+    // device (near 1) or the threads between flushes bound the SETs/s.
+    r.metrics["flusher_busy"] = seconds > 0 ? double(flush_ns) / 1e9 / seconds : 0.0;
+    r.metrics["flush_ms"] = flushes ? double(flush_ns) / 1e6 / double(flushes) : 0.0;
   }
 };
 

@@ -89,15 +89,18 @@ void group_commit::flusher_loop() {
     lock.unlock();
     std::uint64_t calls = 0;
     std::exception_ptr error;
+    const auto t0 = std::chrono::steady_clock::now();
     try {
       calls = flush(batch);
     } catch (...) {
       error = std::current_exception();
     }
+    const auto took = std::chrono::steady_clock::now() - t0;
     batch.clear();
     lock.lock();
     ++stats_.flushes;
     stats_.calls += calls;
+    stats_.flush_ns += std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(took).count());
     if (error) failures_.push_back({from, to, error});
     completed_.store(to, std::memory_order_release);
     done_cv_.notify_all();

@@ -47,6 +47,13 @@ std::uint64_t journal_capacity() {
   return bytes;
 }
 
+namespace {
+bool in_memory(const std::filesystem::path& path) {
+  struct statfs fs {};
+  return ::statfs(path.c_str(), &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+}
+}  // namespace
+
 mapping::mapping(const std::filesystem::path& path, const std::filesystem::path& shown, durability mode)
     : path_(shown), mode_(mode) {
   std::size_t len = 0;
@@ -57,9 +64,7 @@ mapping::mapping(const std::filesystem::path& path, const std::filesystem::path&
   base_ = static_cast<std::byte*>(p);
   size_ = len;
   is_pmem_ = is_pmem != 0;
-  struct statfs fs {};
-  in_memory_fs_ = ::statfs(path.c_str(), &fs) == 0 &&
-                  (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+  in_memory_fs_ = in_memory(path);
   populate_if_small();
   const group_sync_method sync = group_sync();  // a bad GPMX_GROUP_SYNC is reported wherever the pool is
   if (syncs_pages() && !in_memory_fs_ && sync != group_sync_method::msync)
@@ -67,11 +72,22 @@ mapping::mapping(const std::filesystem::path& path, const std::filesystem::path&
   if (observer* o = host_observer()) o->pool_mapped(base_, size_, shown.string());
 }
 
-void mapping::journal_persists(const std::filesystem::path& pool_path, const std::uint8_t* uuid) {
+bool mapping::will_journal(const std::filesystem::path& path, durability mode) {
+  return (mode == durability::msync || mode == durability::pmem) && !in_memory(path) &&
+         group_sync() == group_sync_method::journal && host_observer() == nullptr;
+}
+
+void mapping::journal_persists(const std::filesystem::path& pool_path, const std::uint8_t* uuid,
+                               const journal_replay* replayed) {
   // A trace recorder's run keeps the former way: its directory is copied
   // into crash images, and a journal there would replay over them.
-  if (sync_fd_ >= 0 && group_sync() == group_sync_method::journal && host_observer() == nullptr)
-    journal_ = std::make_unique<persist_journal>(pool_path, sync_fd_, base_, size_, uuid, journal_capacity());
+  if (sync_fd_ >= 0 && group_sync() == group_sync_method::journal && host_observer() == nullptr) {
+    journal_ = std::make_unique<persist_journal>(pool_path, sync_fd_, base_, size_, uuid, journal_capacity(), replayed);
+    return;
+  }
+  // Persists will not go to the journal: records left in it would replay
+  // over them later.
+  if (replayed != nullptr) persist_journal::empty_kept(pool_path, *replayed);
 }
 
 void mapping::populate_if_small() {

@@ -16,6 +16,7 @@
 namespace gpmx::pm {
 
 class persist_journal;
+struct journal_replay;
 
 // How persists to a pool file on a device are made durable: appended to the
 // pool's persist journal (the default; persist_journal.hpp), one fdatasync
@@ -58,8 +59,15 @@ class mapping {
   // From now on, persists of a file on a device go through the persist
   // journal of the pool at `pool_path` (its name, once created), unless
   // GPMX_GROUP_SYNC or a trace recorder watching the host says otherwise.
-  // Before the mapping is shared with other threads.
-  void journal_persists(const std::filesystem::path& pool_path, const std::uint8_t* uuid);
+  // Before the mapping is shared with other threads. `replayed`: what
+  // replay found (its kept records are appended after, or, if this mapping
+  // does not journal, synced into the pool and emptied).
+  void journal_persists(const std::filesystem::path& pool_path, const std::uint8_t* uuid,
+                        const journal_replay* replayed = nullptr);
+  // Whether a mapping of the file at `path` under `mode` will journal its
+  // persists, as far as can be known before mapping it (a DAX file under
+  // pmem is found out only then).
+  static bool will_journal(const std::filesystem::path& path, durability mode);
   // Whether persists are appended to the pool's journal.
   bool journals() const { return journal_ != nullptr; }
   // Makes all the ranges durable for group commit with one journal record,

@@ -1,6 +1,7 @@
 #include "persist_journal.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -155,7 +156,8 @@ class fd_guard {
 
 fs::path persist_journal::path_for(const fs::path& pool_path) { return pool_path.string() + ".journal"; }
 
-persist_journal::replay_result persist_journal::replay(const fs::path& pool_path, const std::uint8_t* uuid) {
+persist_journal::replay_result persist_journal::replay(const fs::path& pool_path, const std::uint8_t* uuid,
+                                                       bool keep) {
   const fs::path path = path_for(pool_path);
   const fd_guard jfd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
   if (jfd.get() < 0) {
@@ -183,6 +185,19 @@ persist_journal::replay_result persist_journal::replay(const fs::path& pool_path
   struct stat pst {};
   if (::fstat(pfd.get(), &pst) != 0) io_fail(pool_path, "cannot stat the pool");
   const auto pool_size = std::uint64_t(pst.st_size);
+  // Ranges are copied through a mapping: a flush's record holds hundreds of
+  // small ranges, and a pwrite each made replay a hundred times slower.
+  void* mapped = pool_size == 0 ? MAP_FAILED
+                                : ::mmap(nullptr, pool_size, PROT_READ | PROT_WRITE, MAP_SHARED, pfd.get(), 0);
+  if (mapped == MAP_FAILED) io_fail(pool_path, "cannot map the pool to replay its journal");
+  struct unmap_guard {
+    void* p;
+    std::uint64_t n;
+    ~unmap_guard() { ::munmap(p, n); }
+  } unmap_pool{mapped, pool_size};
+  auto* pool_bytes = static_cast<std::byte*>(mapped);
+  std::vector<std::uint64_t> pages(keep ? (pool_size / page + 64) / 64 : 0, 0);
+  std::uint64_t end = records_start;
   std::vector<std::byte> body;
   std::vector<range> ranges;
   for (std::uint64_t at = records_start;;) {
@@ -210,15 +225,29 @@ persist_journal::replay_result persist_journal::replay(const fs::path& pool_path
                                  path.string(), r.sequence, pool_size, pool_path.string(), r.sequence));
     const std::byte* data = body.data() + r.ranges * sizeof(range);
     for (const range& g : ranges) {
-      write_exact(pfd.get(), data, g.bytes, g.offset, pool_path);
+      std::memcpy(pool_bytes + g.offset, data, g.bytes);
       data += g.bytes;
+      for (std::uint64_t q = g.offset / page; keep && g.bytes > 0 && q <= (g.offset + g.bytes - 1) / page; ++q)
+        pages[q / 64] |= std::uint64_t(1) << (q % 64);
     }
     ++result.records;
     result.bytes += r.data_bytes;
     at += padded(sizeof r + body_bytes);
+    end = at;
   }
   if (result.records == 0) return result;
-  // The pool holds every record now; only then may the records go.
+  if (keep) {
+    // The mapping's pages hold the records now; the journal goes on holding
+    // them until the pool is synced (a full journal, a close).
+    result.kept = true;
+    result.generation = cur.h.generation;
+    result.end = end;
+    result.slot = cur.slot;
+    result.pages = std::move(pages);
+    return result;
+  }
+  // The pool holds every record now (fdatasync writes the mapped pages
+  // back); only then may the records go.
   sync_fd(pfd.get(), pool_path, "of the pool after replaying its journal");
   const header next = make_header(uuid, cur.h.generation + 1);
   write_exact(jfd.get(), &next, sizeof next, std::uint64_t(1 - cur.slot) * slot_bytes, path);
@@ -226,8 +255,23 @@ persist_journal::replay_result persist_journal::replay(const fs::path& pool_path
   return result;
 }
 
+void persist_journal::empty_kept(const fs::path& pool_path, const replay_result& kept) {
+  if (!kept.kept) return;
+  const fs::path path = path_for(pool_path);
+  const fd_guard pfd(::open(pool_path.c_str(), O_RDWR | O_CLOEXEC));
+  if (pfd.get() < 0) io_fail(pool_path, "cannot open the pool to sync it");
+  sync_fd(pfd.get(), pool_path, "of the pool after replaying its journal");
+  const fd_guard jfd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+  if (jfd.get() < 0) io_fail(path, "cannot open the pool's journal");
+  const current_header cur = read_current(jfd.get(), path);
+  if (cur.slot < 0 || cur.h.generation != kept.generation) return;  // emptied already
+  const header next = make_header(cur.h.uuid, cur.h.generation + 1);
+  write_exact(jfd.get(), &next, sizeof next, std::uint64_t(1 - cur.slot) * slot_bytes, path);
+  sync_fd(jfd.get(), path, "of the emptied journal");
+}
+
 persist_journal::persist_journal(fs::path pool_path, int pool_fd, const std::byte* base, std::uint64_t pool_size,
-                                 const std::uint8_t* uuid, std::uint64_t capacity)
+                                 const std::uint8_t* uuid, std::uint64_t capacity, const replay_result* kept)
     : pool_path_(std::move(pool_path)),
       path_(path_for(pool_path_)),
       pool_fd_(pool_fd),
@@ -236,6 +280,19 @@ persist_journal::persist_journal(fs::path pool_path, int pool_fd, const std::byt
       capacity_(std::max(capacity, std::uint64_t(2) << 20)),
       journaled_pages_((pool_size / page + 64) / 64, 0) {
   std::memcpy(uuid_, uuid, sizeof uuid_);
+  if (kept == nullptr || !kept->kept) return;
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+  struct stat st {};
+  if (fd_ < 0 || ::fstat(fd_, &st) != 0) io_fail(path_, "cannot reopen the pool's journal after replay");
+  // Records after the kept ones were torn or never written: the next
+  // record overwrites them, and replay stops at the first invalid one.
+  generation_ = kept->generation;
+  sequence_ = kept->records;
+  at_ = kept->end;
+  next_slot_ = 1 - kept->slot;
+  written_ = std::uint64_t(st.st_size);
+  for (std::size_t i = 0; i < journaled_pages_.size() && i < kept->pages.size(); ++i)
+    journaled_pages_[i] = kept->pages[i];
 }
 
 persist_journal::~persist_journal() {

@@ -31,31 +31,46 @@
 
 namespace gpmx::pm {
 
+// What replaying a pool's journal found (persist_journal::replay).
+struct journal_replay {
+  std::uint64_t records = 0;
+  std::uint64_t bytes = 0;
+  bool foreign = false;  // a journal of another pool at this path: ignored
+  // Set when the records were kept (replay with keep): where appends go
+  // on, and the pool pages the records hold.
+  bool kept = false;
+  std::uint64_t generation = 0, end = 0;
+  int slot = 0;  // the current header slot
+  std::vector<std::uint64_t> pages;  // bit per pool page
+};
+
 class persist_journal {
  public:
   struct range {
     std::uint64_t offset;  // in the pool file
     std::uint64_t bytes;
   };
-  struct replay_result {
-    std::uint64_t records = 0;
-    std::uint64_t bytes = 0;
-    bool foreign = false;  // a journal of another pool at this path: ignored
-  };
+  using replay_result = journal_replay;
 
   static std::filesystem::path path_for(const std::filesystem::path& pool_path);
   // Applies the journal of the pool at `pool_path` (if it has one with valid
-  // records) to the pool file, makes the pool durable and empties the
-  // journal. Idempotent: a crash during it leaves a journal that replays to
+  // records) to the pool file. With `keep` the records stay, to be appended
+  // after (the pool's writes reach the device later, as in the run that
+  // crashed); else the pool is made durable and the journal emptied.
+  // Idempotent: a crash during or after it leaves a journal that replays to
   // the same bytes. Throws pm_error naming the journal if neither header is
   // valid (the pool may lack persisted stores: nothing is written then).
-  static replay_result replay(const std::filesystem::path& pool_path, const std::uint8_t* uuid);
+  static replay_result replay(const std::filesystem::path& pool_path, const std::uint8_t* uuid, bool keep);
+  // For kept records that no journal object will append after (the pool is
+  // not journaled after all): syncs the pool and empties the journal.
+  static void empty_kept(const std::filesystem::path& pool_path, const replay_result& kept);
 
   // Appends to the journal of the pool mapped at `base`, whose file is open
-  // as `pool_fd` (kept by the caller). The journal file is created, or its
-  // generation advanced, at the first append.
+  // as `pool_fd` (kept by the caller). Without kept records the journal
+  // file is created, or its generation advanced, at the first append; with
+  // them (replay with keep) appends go on after them.
   persist_journal(std::filesystem::path pool_path, int pool_fd, const std::byte* base, std::uint64_t pool_size,
-                  const std::uint8_t* uuid, std::uint64_t capacity);
+                  const std::uint8_t* uuid, std::uint64_t capacity, const replay_result* kept = nullptr);
   ~persist_journal();
   persist_journal(const persist_journal&) = delete;
   persist_journal& operator=(const persist_journal&) = delete;

@@ -260,10 +260,13 @@ pool pool::open(const fs::path& path, durability mode) {
   auto s = std::make_unique<state>();
   s->path = path;
   s->header = read_header(path);
-  // Stores a crash left only in the persist journal go into the file first.
-  persist_journal::replay(path, s->header.uuid);
+  // Stores a crash left only in the persist journal go into the file
+  // first; a pool that goes on journaling keeps the records (its pages
+  // reach the device later, as before the crash).
+  const journal_replay replayed =
+      persist_journal::replay(path, s->header.uuid, mapping::will_journal(path, mode));
   s->map = std::make_unique<mapping>(path, path, mode);
-  s->map->journal_persists(path, s->header.uuid);
+  s->map->journal_persists(path, s->header.uuid, &replayed);
   s->domain = std::make_unique<pool_domain>(s->map.get());
   const format::header& h = s->header;
   const mapping* m = s->map.get();

@@ -129,6 +129,49 @@ TEST_F(PersistJournal, ReplayIsTheLastPersistedValueAndAnUnpersistedStoreMayBeLo
   EXPECT_EQ(reinterpret_cast<const std::uint64_t*>(p.find("data").data())[0], 2u);
 }
 
+TEST_F(PersistJournal, AReopenedPoolAppendsAfterTheRecordsItReplayed) {
+  crash_after([&] {
+    pm::pool p = pm::pool::open(path, pm::durability::msync);
+    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    w[0] = 31;
+    p.persist(w, 8);
+    crash();
+  });
+  crash_after([&] {
+    pm::pool p = pm::pool::open(path, pm::durability::msync);  // replays, keeps the record
+    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    if (w[0] != 31) ::_exit(4);
+    w[512] = 32;
+    p.persist(&w[512], 8);
+    crash();
+  });
+  lose_words(path, offset, 1);
+  lose_words(path, offset + 4096, 1);
+  pm::pool p = pm::pool::open(path, pm::durability::msync);
+  const auto* w = reinterpret_cast<const std::uint64_t*>(p.find("data").data());
+  EXPECT_EQ(w[0], 31u) << "the first crash's record was lost by the second run";
+  EXPECT_EQ(w[512], 32u);
+}
+
+TEST_F(PersistJournal, APoolOpenedWithoutJournalingEmptiesWhatItReplayed) {
+  crash_after([&] {
+    pm::pool p = pm::pool::open(path, pm::durability::msync);
+    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    w[0] = 41;
+    p.persist(w, 8);
+    crash();
+  });
+  {
+    pm::pool p = pm::pool::open(path, pm::durability::none);  // not journaled: replays, syncs, empties
+    EXPECT_FALSE(p.journals());
+    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    EXPECT_EQ(w[0], 41u);
+    w[0] = 42;  // a store no record may roll back later
+  }
+  pm::pool p = pm::pool::open(path, pm::durability::msync);
+  EXPECT_EQ(reinterpret_cast<const std::uint64_t*>(p.find("data").data())[0], 42u);
+}
+
 TEST_F(PersistJournal, ACleanCloseLeavesNothingToReplay) {
   std::array<std::uint8_t, 16> uuid{};
   {
@@ -139,7 +182,7 @@ TEST_F(PersistJournal, ACleanCloseLeavesNothingToReplay) {
     p.persist(w, 8);
     w[1] = 6;  // not persisted: a clean close keeps it, as without the journal
   }
-  const auto r = pm::persist_journal::replay(path, uuid.data());
+  const auto r = pm::persist_journal::replay(path, uuid.data(), false);
   EXPECT_FALSE(r.foreign);
   EXPECT_EQ(r.records, 0u) << "the close synced the pool and emptied the journal";
   pm::pool p = pm::pool::open(path, pm::durability::msync);

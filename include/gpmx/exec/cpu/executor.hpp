@@ -62,6 +62,7 @@ struct durability_stats {
   std::uint64_t lines = 0;    // 64-byte lines those waits handed over
   std::uint64_t flushes = 0;  // batches the flusher made durable (a group each)
   std::uint64_t calls = 0;    // persist calls the batches needed (persist_domain::persist_group)
+  std::uint64_t flush_ns = 0;  // time the flusher spent making batches durable
 };
 
 // Options with every 0 replaced by its environment variable or default.
