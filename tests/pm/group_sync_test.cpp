@@ -20,14 +20,12 @@
 #include "gpmx/pm/checkpoint.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "gpmx/support/scratch_dir.hpp"
+#include "on_a_device.hpp"
 
 namespace {
 using namespace gpmx;
-
-bool in_memory(const std::filesystem::path& dir) {
-  struct statfs fs {};
-  return ::statfs(dir.c_str(), &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
-}
+using test::in_memory;
+using test::store_then_persist;
 
 // The file's bytes at `offset`, read through the file, not the mapping.
 std::vector<std::uint64_t> file_words(const std::filesystem::path& path, std::uint64_t offset, std::size_t n) {
@@ -57,17 +55,6 @@ int unwritten_extents(const std::filesystem::path& path) {
   for (unsigned i = 0; i < m->fm_mapped_extents; ++i) n += (m->fm_extents[i].fe_flags & FIEMAP_EXTENT_UNWRITTEN) != 0;
   return n;
 }
-
-// Thread i stores word i * 64 (a line and page pattern with gaps), then
-// persists: every thread waits at gpm_persist.
-struct store_then_persist {
-  void operator()(auto& t, pm::pm_span<std::uint64_t> words) const {
-    auto v = words.bind(t);
-    const std::uint64_t i = t.global_id();
-    v[i * 64] = i + 1;
-    t.gpm_persist();
-  }
-};
 
 TEST(GroupSync, OneFdatasyncPerFlushOfAFileOnADevice) {
   scratch_dir dir;

@@ -23,16 +23,14 @@
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "gpmx/support/scratch_dir.hpp"
+#include "on_a_device.hpp"
 #include "pm/persist_journal.hpp"
 
 namespace {
 using namespace gpmx;
+using test::in_memory;
+using test::store_then_persist;
 namespace fs = std::filesystem;
-
-bool in_memory(const fs::path& dir) {
-  struct statfs s {};
-  return ::statfs(dir.c_str(), &s) == 0 && (s.f_type == TMPFS_MAGIC || s.f_type == RAMFS_MAGIC);
-}
 
 // Makes d a scratch directory on a device; false where there is none.
 bool on_a_device(std::optional<scratch_dir>& d) {
@@ -298,15 +296,6 @@ TEST_F(PersistJournal, AFullJournalSyncsThePoolAndStartsOver) {
 
 // Group commit: a launch's persists go to the journal in few records, and
 // what they made durable survives losing the pool's pages.
-struct store_then_persist {
-  void operator()(auto& t, pm::pm_span<std::uint64_t> words) const {
-    auto v = words.bind(t);
-    const std::uint64_t i = t.global_id();
-    v[i * 64] = i + 1;
-    t.gpm_persist();
-  }
-};
-
 TEST_F(PersistJournal, GroupCommitFlushesAreRecordsThatReplay) {
   const std::uint32_t threads = 1024;
   crash_after([&] {
