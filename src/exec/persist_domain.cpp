@@ -1,5 +1,7 @@
 #include "gpmx/exec/persist_domain.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
@@ -91,15 +93,24 @@ const persist_domain* find_persist_domain(const void* p, std::size_t bytes) {
   return a + bytes <= it->second.end ? it->second.domain : nullptr;
 }
 
-void persist_domain::persist_lines(const std::uintptr_t* lines, std::size_t n) const {
+void merge_lines(const std::uintptr_t* lines, std::size_t n, std::size_t unit_bytes,
+                 std::vector<persist_domain::merged_range>& out) {
+  out.clear();
+  const std::uintptr_t unit = std::max<std::uintptr_t>(1, unit_bytes / persist_line_bytes);
   std::size_t i = 0;
   while (i < n) {
     std::size_t j = i + 1;
-    while (j < n && lines[j] == lines[j - 1] + 1) ++j;
-    persist_range(reinterpret_cast<const void*>(lines[i] * persist_line_bytes),
-                  (lines[j - 1] - lines[i] + 1) * persist_line_bytes);
+    while (j < n && lines[j] / unit <= lines[j - 1] / unit + 1) ++j;
+    out.push_back({reinterpret_cast<const void*>(lines[i] * persist_line_bytes),
+                   (lines[j - 1] - lines[i] + 1) * persist_line_bytes, (j - i) * persist_line_bytes});
     i = j;
   }
+}
+
+void persist_domain::persist_lines(const std::uintptr_t* lines, std::size_t n) const {
+  thread_local std::vector<merged_range> runs;
+  merge_lines(lines, n, persist_line_bytes, runs);
+  for (const merged_range& r : runs) persist_range(r.p, r.bytes);
 }
 
 }  // namespace gpmx

@@ -16,6 +16,7 @@
 
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/exec/observer.hpp"
+#include "file_io.hpp"
 #include "persist_journal.hpp"
 
 namespace gpmx::pm {
@@ -47,13 +48,6 @@ std::uint64_t journal_capacity() {
   return bytes;
 }
 
-namespace {
-bool in_memory(const std::filesystem::path& path) {
-  struct statfs fs {};
-  return ::statfs(path.c_str(), &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
-}
-}  // namespace
-
 mapping::mapping(const std::filesystem::path& path, const std::filesystem::path& shown, durability mode)
     : path_(shown), mode_(mode) {
   std::size_t len = 0;
@@ -64,17 +58,14 @@ mapping::mapping(const std::filesystem::path& path, const std::filesystem::path&
   base_ = static_cast<std::byte*>(p);
   size_ = len;
   is_pmem_ = is_pmem != 0;
-  in_memory_fs_ = in_memory(path);
+  struct statfs fs {};
+  in_memory_fs_ = ::statfs(path.c_str(), &fs) == 0 &&
+                  (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
   populate_if_small();
   const group_sync_method sync = group_sync();  // a bad GPMX_GROUP_SYNC is reported wherever the pool is
   if (syncs_pages() && !in_memory_fs_ && sync != group_sync_method::msync)
     sync_fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);  // -1: group flushes msync each range
   if (observer* o = host_observer()) o->pool_mapped(base_, size_, shown.string());
-}
-
-bool mapping::will_journal(const std::filesystem::path& path, durability mode) {
-  return (mode == durability::msync || mode == durability::pmem) && !in_memory(path) &&
-         group_sync() == group_sync_method::journal && host_observer() == nullptr;
 }
 
 void mapping::journal_persists(const std::filesystem::path& pool_path, const std::uint8_t* uuid,
@@ -157,14 +148,9 @@ std::uint64_t mapping::write_and_sync(std::span<const pool::file_write> pieces,
   for (const pool::file_write& w : pieces) {
     check_inside(w.dst, w.bytes);
     const std::uint64_t offset = std::uint64_t(w.dst - base_);
-    for (std::uint64_t done = 0; done < w.bytes;) {
-      const ssize_t n = ::pwrite(sync_fd_, w.src + done, w.bytes - done, off_t(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0)
-        throw pm_error(errc::io, fmt::format("{}: writing {} bytes at offset {} failed: {}", path_.string(),
-                                             w.bytes - done, offset + done, n < 0 ? std::strerror(errno) : "no progress"));
-      done += std::uint64_t(n);
-    }
+    if (const int err = pwrite_all(sync_fd_, w.src, w.bytes, offset))
+      throw pm_error(errc::io, fmt::format("{}: writing {} bytes at offset {} failed: {}", path_.string(), w.bytes,
+                                           offset, std::strerror(err)));
     total += w.bytes;
     if (after_each) after_each();
   }

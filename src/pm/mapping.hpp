@@ -60,14 +60,10 @@ class mapping {
   // journal of the pool at `pool_path` (its name, once created), unless
   // GPMX_GROUP_SYNC or a trace recorder watching the host says otherwise.
   // Before the mapping is shared with other threads. `replayed`: what
-  // replay found (its kept records are appended after, or, if this mapping
-  // does not journal, synced into the pool and emptied).
+  // replay found (its records are appended after, or, if this mapping does
+  // not journal, synced into the pool and emptied).
   void journal_persists(const std::filesystem::path& pool_path, const std::uint8_t* uuid,
                         const journal_replay* replayed = nullptr);
-  // Whether a mapping of the file at `path` under `mode` will journal its
-  // persists, as far as can be known before mapping it (a DAX file under
-  // pmem is found out only then).
-  static bool will_journal(const std::filesystem::path& path, durability mode);
   // Whether persists are appended to the pool's journal.
   bool journals() const { return journal_ != nullptr; }
   // Makes all the ranges durable for group commit with one journal record,

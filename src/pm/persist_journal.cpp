@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "file_io.hpp"
 #include "gpmx/pm/errors.hpp"
 
 #if defined(__SANITIZE_THREAD__)
@@ -93,20 +94,21 @@ std::uint64_t head_sum(const record_head& r) { return mix(&r, offsetof(record_he
 
 std::uint64_t padded(std::uint64_t n) { return (n + 7) / 8 * 8; }
 
+// A bit per page of the pool: the pages records of a generation hold.
+std::vector<std::uint64_t> page_bits(std::uint64_t pool_size) { return std::vector<std::uint64_t>(pool_size / page / 64 + 1, 0); }
+void mark_pages(std::vector<std::uint64_t>& bits, const persist_journal::range& r) {
+  for (std::uint64_t p = r.offset / page; r.bytes > 0 && p <= (r.offset + r.bytes - 1) / page; ++p)
+    bits[p / 64] |= std::uint64_t(1) << (p % 64);
+}
+
 [[noreturn]] void io_fail(const fs::path& p, const std::string& what) {
   throw pm_error(errc::io, fmt::format("{}: {}: {}", p.string(), what, std::strerror(errno)));
 }
 
 void write_exact(int fd, const void* data, std::uint64_t bytes, std::uint64_t at, const fs::path& shown) {
-  const auto* p = static_cast<const char*>(data);
-  for (std::uint64_t done = 0; done < bytes;) {
-    const ssize_t n = ::pwrite(fd, p + done, bytes - done, off_t(at + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (n == 0) errno = EIO;
-      io_fail(shown, fmt::format("writing {} bytes at offset {} failed", bytes - done, at + done));
-    }
-    done += std::uint64_t(n);
+  if (const int err = pwrite_all(fd, data, bytes, at)) {
+    errno = err;
+    io_fail(shown, fmt::format("writing {} bytes at offset {} failed", bytes, at));
   }
 }
 
@@ -128,12 +130,10 @@ void sync_fd(int fd, const fs::path& shown, const char* what) {
   if (::fdatasync(fd) != 0) io_fail(shown, fmt::format("fdatasync {} failed", what));
 }
 
-void write_zeros(int fd, std::uint64_t from, std::uint64_t to, const fs::path& shown) {
-  static const std::vector<char> zeros(first_room, 0);
-  for (std::uint64_t at = from; at < to;) {
-    const std::uint64_t n = std::min<std::uint64_t>(zeros.size(), to - at);
-    write_exact(fd, zeros.data(), n, at, shown);
-    at += n;
+void zero_fill(int fd, std::uint64_t from, std::uint64_t to, const fs::path& shown) {
+  if (const int err = write_zeros(fd, from, to)) {
+    errno = err;
+    io_fail(shown, fmt::format("writing zeros over [{}, {}) failed", from, to));
   }
 }
 
@@ -183,8 +183,7 @@ class fd_guard {
 
 fs::path persist_journal::path_for(const fs::path& pool_path) { return pool_path.string() + ".journal"; }
 
-persist_journal::replay_result persist_journal::replay(const fs::path& pool_path, const std::uint8_t* uuid,
-                                                       bool keep) {
+persist_journal::replay_result persist_journal::replay(const fs::path& pool_path, const std::uint8_t* uuid) {
   const fs::path path = path_for(pool_path);
   const fd_guard jfd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
   if (jfd.get() < 0) {
@@ -223,7 +222,7 @@ persist_journal::replay_result persist_journal::replay(const fs::path& pool_path
     ~unmap_guard() { ::munmap(p, n); }
   } unmap_pool{mapped, pool_size};
   auto* pool_bytes = static_cast<std::byte*>(mapped);
-  std::vector<std::uint64_t> pages(keep ? (pool_size / page + 64) / 64 : 0, 0);
+  std::vector<std::uint64_t> pages = page_bits(pool_size);
   std::uint64_t end = records_start;
   std::vector<std::byte> body;
   std::vector<range> ranges;
@@ -254,36 +253,25 @@ persist_journal::replay_result persist_journal::replay(const fs::path& pool_path
     for (const range& g : ranges) {
       std::memcpy(pool_bytes + g.offset, data, g.bytes);
       data += g.bytes;
-      for (std::uint64_t q = g.offset / page; keep && g.bytes > 0 && q <= (g.offset + g.bytes - 1) / page; ++q)
-        pages[q / 64] |= std::uint64_t(1) << (q % 64);
+      mark_pages(pages, g);
     }
     ++result.records;
-    result.bytes += r.data_bytes;
     at += padded(sizeof r + body_bytes);
     end = at;
   }
   if (result.records == 0) return result;
-  if (keep) {
-    // The mapping's pages hold the records now; the journal goes on holding
-    // them until the pool is synced (a full journal, a close).
-    result.kept = true;
-    result.generation = cur.h.generation;
-    result.end = end;
-    result.slot = cur.slot;
-    result.pages = std::move(pages);
-    return result;
-  }
-  // The pool holds every record now (fdatasync writes the mapped pages
-  // back); only then may the records go.
-  sync_fd(pfd.get(), pool_path, "of the pool after replaying its journal");
-  const header next = make_header(uuid, cur.h.generation + 1);
-  write_exact(jfd.get(), &next, sizeof next, std::uint64_t(1 - cur.slot) * slot_bytes, path);
-  sync_fd(jfd.get(), path, "of the emptied journal");
+  // The mapping's pages hold the records now; the journal goes on holding
+  // them until the pool is synced (by the journal object that appends after
+  // them, or by empty_kept).
+  result.generation = cur.h.generation;
+  result.end = end;
+  result.slot = cur.slot;
+  result.pages = std::move(pages);
   return result;
 }
 
 void persist_journal::empty_kept(const fs::path& pool_path, const replay_result& kept) {
-  if (!kept.kept) return;
+  if (kept.records == 0) return;
   const fs::path path = path_for(pool_path);
   const fd_guard pfd(::open(pool_path.c_str(), O_RDWR | O_CLOEXEC));
   if (pfd.get() < 0) io_fail(pool_path, "cannot open the pool to sync it");
@@ -305,9 +293,9 @@ persist_journal::persist_journal(fs::path pool_path, int pool_fd, const std::byt
       base_(base),
       pool_size_(pool_size),
       capacity_(std::max(capacity, std::uint64_t(2) << 20)),
-      journaled_pages_((pool_size / page + 64) / 64, 0) {
+      journaled_pages_(page_bits(pool_size)) {
   std::memcpy(uuid_, uuid, sizeof uuid_);
-  if (kept == nullptr || !kept->kept) return;
+  if (kept == nullptr || kept->records == 0) return;
   fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
   struct stat st {};
   if (fd_ < 0 || ::fstat(fd_, &st) != 0) io_fail(path_, "cannot reopen the pool's journal after replay");
@@ -359,7 +347,7 @@ void persist_journal::open_or_create() {
   if (nfd < 0) io_fail(tmp, "cannot create the pool's journal");
   try {
     const header h = make_header(uuid_, 1);
-    write_zeros(nfd, 0, records_start + first_room, tmp);
+    zero_fill(nfd, 0, records_start + first_room, tmp);
     write_exact(nfd, &h, sizeof h, 0, tmp);
     if (::fsync(nfd) != 0) io_fail(tmp, "fsync of the new journal failed");
     if (::rename(tmp.c_str(), path_.c_str()) != 0) io_fail(path_, "cannot rename the new journal into place");
@@ -389,16 +377,14 @@ void persist_journal::grow_to_locked(std::uint64_t end) {
   if (end <= written_) return;
   const std::uint64_t want = std::max(end, written_ + std::min(written_, largest_growth));
   const std::uint64_t to = std::min(capacity_, (want + first_room - 1) / first_room * first_room);
-  write_zeros(fd_, written_, to, path_);
+  zero_fill(fd_, written_, to, path_);
   written_ = to;
 }
 
-std::uint64_t persist_journal::journaled_page_count(const range& r) const {
-  std::uint64_t n = 0;
-  if (r.bytes == 0) return 0;
-  for (std::uint64_t p = r.offset / page; p <= (r.offset + r.bytes - 1) / page; ++p)
-    n += (journaled_pages_[p / 64] >> (p % 64)) & 1;
-  return n;
+bool persist_journal::holds_page_of(const range& r) const {
+  for (std::uint64_t p = r.offset / page; r.bytes > 0 && p <= (r.offset + r.bytes - 1) / page; ++p)
+    if ((journaled_pages_[p / 64] >> (p % 64)) & 1) return true;
+  return false;
 }
 
 void persist_journal::append(std::span<const range> ranges) {
@@ -439,10 +425,7 @@ void persist_journal::append(std::span<const range> ranges) {
   at_ += bytes;
   ++sequence_;
   ++counts_.records;
-  counts_.record_bytes += bytes;
-  for (const range& g : ranges)
-    for (std::uint64_t p = g.offset / page; g.bytes > 0 && p <= (g.offset + g.bytes - 1) / page; ++p)
-      journaled_pages_[p / 64] |= std::uint64_t(1) << (p % 64);
+  for (const range& g : ranges) mark_pages(journaled_pages_, g);
 }
 
 void persist_journal::empty_locked() {
@@ -460,7 +443,7 @@ void persist_journal::synced_by_file(std::span<const range> ranges) {
   std::lock_guard lock(m_);
   if (sequence_ == 0) return;
   for (const range& r : ranges)
-    if (journaled_page_count(r) > 0) {
+    if (holds_page_of(r)) {
       empty_locked();
       return;
     }

@@ -33,12 +33,9 @@ namespace gpmx::pm {
 
 // What replaying a pool's journal found (persist_journal::replay).
 struct journal_replay {
-  std::uint64_t records = 0;
-  std::uint64_t bytes = 0;
-  bool foreign = false;  // a journal of another pool at this path: ignored
-  // Set when the records were kept (replay with keep): where appends go
-  // on, and the pool pages the records hold.
-  bool kept = false;
+  std::uint64_t records = 0;  // applied, and kept in the journal
+  bool foreign = false;       // a journal of another pool at this path: ignored
+  // With records: where appends go on, and the pool pages the records hold.
   std::uint64_t generation = 0, end = 0;
   int slot = 0;  // the current header slot
   std::vector<std::uint64_t> pages;  // bit per pool page
@@ -54,21 +51,21 @@ class persist_journal {
 
   static std::filesystem::path path_for(const std::filesystem::path& pool_path);
   // Applies the journal of the pool at `pool_path` (if it has one with valid
-  // records) to the pool file. With `keep` the records stay, to be appended
-  // after (the pool's writes reach the device later, as in the run that
-  // crashed); else the pool is made durable and the journal emptied.
+  // records) to the pool file. The records stay: a journal object appends
+  // after them (the pool's pages reach the device later, as in the run that
+  // crashed), or empty_kept syncs the pool and empties the journal.
   // Idempotent: a crash during or after it leaves a journal that replays to
   // the same bytes. Throws pm_error naming the journal if neither header is
   // valid (the pool may lack persisted stores: nothing is written then).
-  static replay_result replay(const std::filesystem::path& pool_path, const std::uint8_t* uuid, bool keep);
-  // For kept records that no journal object will append after (the pool is
-  // not journaled after all): syncs the pool and empties the journal.
+  static replay_result replay(const std::filesystem::path& pool_path, const std::uint8_t* uuid);
+  // For replayed records that no journal object will append after (the
+  // pool is not journaled): syncs the pool and empties the journal.
   static void empty_kept(const std::filesystem::path& pool_path, const replay_result& kept);
 
   // Appends to the journal of the pool mapped at `base`, whose file is open
-  // as `pool_fd` (kept by the caller). Without kept records the journal
+  // as `pool_fd` (kept by the caller). Without replayed records the journal
   // file is created, or its generation advanced, at the first append; with
-  // them (replay with keep) appends go on after them.
+  // them appends go on after them.
   persist_journal(std::filesystem::path pool_path, int pool_fd, const std::byte* base, std::uint64_t pool_size,
                   const std::uint8_t* uuid, std::uint64_t capacity, const replay_result* kept = nullptr);
   ~persist_journal();
@@ -88,7 +85,7 @@ class persist_journal {
 
   // Counts for benchmarks and tests.
   struct counts {
-    std::uint64_t records = 0, record_bytes = 0, pool_syncs = 0;
+    std::uint64_t records = 0, pool_syncs = 0;
   };
   counts stats() const;
   static constexpr std::uint64_t records_start = 4096;
@@ -98,7 +95,7 @@ class persist_journal {
   void empty_locked();  // syncs the pool, writes the next generation's header
   void write_header_locked();
   void grow_to_locked(std::uint64_t end);
-  std::uint64_t journaled_page_count(const range& r) const;
+  bool holds_page_of(const range& r) const;  // whether a record of this generation holds a page of r
 
   std::filesystem::path pool_path_, path_;
   int pool_fd_;

@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "file_io.hpp"
 #include "format.hpp"
 #include "mapping.hpp"
 #include "namespace_table.hpp"
@@ -47,29 +48,13 @@ class pool_domain final : public persist_domain {
       persist_domain::persist_lines(lines, n);
       return;
     }
+    thread_local std::vector<merged_range> runs;
+    merge_lines(lines, n, flush_unit_bytes(), runs);
     if (map_->journals()) {
-      thread_local std::vector<merged_range> runs;
-      runs.clear();
-      for (std::size_t i = 0; i < n; ++i) {
-        if (!runs.empty() && reinterpret_cast<std::uintptr_t>(runs.back().p) + runs.back().bytes ==
-                                 lines[i] * persist_line_bytes)
-          runs.back().bytes += persist_line_bytes;
-        else
-          runs.push_back({reinterpret_cast<const void*>(lines[i] * persist_line_bytes), persist_line_bytes, 0});
-      }
-      for (merged_range& r : runs) r.asked = r.bytes;
       if (!runs.empty()) map_->persist_group(runs.data(), runs.size());
       return;
     }
-    constexpr std::uintptr_t lines_per_page = 4096 / persist_line_bytes;
-    std::size_t i = 0;
-    while (i < n) {
-      std::size_t j = i + 1;
-      while (j < n && lines[j] / lines_per_page <= lines[j - 1] / lines_per_page + 1) ++j;
-      persist_range(reinterpret_cast<const void*>(lines[i] * persist_line_bytes),
-                    (lines[j - 1] - lines[i] + 1) * persist_line_bytes);
-      i = j;
-    }
+    for (const merged_range& r : runs) persist_range(r.p, r.bytes);
   }
 
  private:
@@ -90,18 +75,6 @@ struct pool::state {
 };
 
 namespace {
-// Writes `size` zero bytes at the start of fd; 0, or the errno that stopped it.
-int write_zeros(int fd, std::uint64_t size) {
-  const std::vector<char> zeros(std::size_t(1) << 20, 0);
-  for (std::uint64_t at = 0; at < size;) {
-    const ssize_t n = ::pwrite(fd, zeros.data(), std::min<std::uint64_t>(zeros.size(), size - at), off_t(at));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n < 0 ? errno : EIO;
-    at += std::uint64_t(n);
-  }
-  return 0;
-}
-
 
 [[noreturn]] void fail(errc code, const std::string& what) { throw pm_error(code, what); }
 
@@ -211,7 +184,7 @@ pool pool::create(const fs::path& path, std::uint64_t size, pool_options options
   const int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL, 0644);
   if (fd < 0) fail(errc::io, fmt::format("{}: cannot create: {}", path.string(), std::strerror(errno)));
   int alloc = ::posix_fallocate(fd, 0, off_t(size));
-  if (alloc == 0 && options.write_blocks) alloc = write_zeros(fd, size);
+  if (alloc == 0 && options.write_blocks) alloc = write_zeros(fd, 0, size);
   ::close(fd);
   if (alloc != 0) {
     fs::remove(tmp, ec);
@@ -261,10 +234,8 @@ pool pool::open(const fs::path& path, durability mode) {
   s->path = path;
   s->header = read_header(path);
   // Stores a crash left only in the persist journal go into the file
-  // first; a pool that goes on journaling keeps the records (its pages
-  // reach the device later, as before the crash).
-  const journal_replay replayed =
-      persist_journal::replay(path, s->header.uuid, mapping::will_journal(path, mode));
+  // first; the mapping then appends after the records or empties them.
+  const journal_replay replayed = persist_journal::replay(path, s->header.uuid);
   s->map = std::make_unique<mapping>(path, path, mode);
   s->map->journal_persists(path, s->header.uuid, &replayed);
   s->domain = std::make_unique<pool_domain>(s->map.get());

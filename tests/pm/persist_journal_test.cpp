@@ -81,6 +81,9 @@ void lose_words(const fs::path& p, std::uint64_t offset, std::size_t words) {
   write_file(p, offset, garbage.data(), words * 8);
 }
 
+// The region "data" of the fixture's pool, as words.
+std::uint64_t* words(pm::pool& p) { return reinterpret_cast<std::uint64_t*>(p.find("data").data()); }
+
 struct journal_fixture : ::testing::Test {
   void SetUp() override {
     if (!on_a_device(dir)) GTEST_SKIP() << "no directory on a device (temporary and working directories are in memory)";
@@ -89,6 +92,7 @@ struct journal_fixture : ::testing::Test {
     if (!p.journals()) GTEST_SKIP() << "persists are not journaled here (GPMX_GROUP_SYNC is set)";
     offset = p.create_region("data", 1 << 20).offset();
   }
+  pm::pool reopen() const { return pm::pool::open(path, pm::durability::msync); }
   std::optional<scratch_dir> dir;
   fs::path path;
   std::uint64_t offset = 0;
@@ -98,24 +102,24 @@ using PersistJournal = journal_fixture;
 
 TEST_F(PersistJournal, APersistLostFromThePoolFileIsReplayedAtOpen) {
   crash_after([&] {
-    pm::pool p = pm::pool::open(path, pm::durability::msync);
-    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    pm::pool p = reopen();
+    auto* w = words(p);
     for (int i = 0; i < 8; ++i) w[i * 512] = 100 + i;  // eight pages, one word each
     for (int i = 0; i < 8; ++i) p.persist(&w[i * 512], 8);
     crash();
   });
   for (int i = 0; i < 8; ++i) lose_words(path, offset + i * 4096, 1);
   ASSERT_TRUE(fs::exists(pm::persist_journal::path_for(path)));
-  pm::pool p = pm::pool::open(path, pm::durability::msync);
-  const auto* w = reinterpret_cast<const std::uint64_t*>(p.find("data").data());
+  pm::pool p = reopen();
+  const std::uint64_t* w = words(p);
   for (int i = 0; i < 8; ++i) EXPECT_EQ(w[i * 512], std::uint64_t(100 + i)) << i;
   EXPECT_EQ(read_word(path, offset + 7 * 4096), 107u) << "replay made the file hold it";
 }
 
 TEST_F(PersistJournal, ReplayIsTheLastPersistedValueAndAnUnpersistedStoreMayBeLost) {
   crash_after([&] {
-    pm::pool p = pm::pool::open(path, pm::durability::msync);
-    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    pm::pool p = reopen();
+    auto* w = words(p);
     w[0] = 1;
     p.persist(w, 8);
     w[0] = 2;
@@ -123,21 +127,21 @@ TEST_F(PersistJournal, ReplayIsTheLastPersistedValueAndAnUnpersistedStoreMayBeLo
     w[0] = 3;  // never persisted
     crash();
   });
-  pm::pool p = pm::pool::open(path, pm::durability::msync);
-  EXPECT_EQ(reinterpret_cast<const std::uint64_t*>(p.find("data").data())[0], 2u);
+  pm::pool p = reopen();
+  EXPECT_EQ(words(p)[0], 2u);
 }
 
 TEST_F(PersistJournal, AReopenedPoolAppendsAfterTheRecordsItReplayed) {
   crash_after([&] {
-    pm::pool p = pm::pool::open(path, pm::durability::msync);
-    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    pm::pool p = reopen();
+    auto* w = words(p);
     w[0] = 31;
     p.persist(w, 8);
     crash();
   });
   crash_after([&] {
-    pm::pool p = pm::pool::open(path, pm::durability::msync);  // replays, keeps the record
-    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    pm::pool p = reopen();  // replays, keeps the record
+    auto* w = words(p);
     if (w[0] != 31) ::_exit(4);
     w[512] = 32;
     p.persist(&w[512], 8);
@@ -145,16 +149,16 @@ TEST_F(PersistJournal, AReopenedPoolAppendsAfterTheRecordsItReplayed) {
   });
   lose_words(path, offset, 1);
   lose_words(path, offset + 4096, 1);
-  pm::pool p = pm::pool::open(path, pm::durability::msync);
-  const auto* w = reinterpret_cast<const std::uint64_t*>(p.find("data").data());
+  pm::pool p = reopen();
+  const std::uint64_t* w = words(p);
   EXPECT_EQ(w[0], 31u) << "the first crash's record was lost by the second run";
   EXPECT_EQ(w[512], 32u);
 }
 
 TEST_F(PersistJournal, APoolOpenedWithoutJournalingEmptiesWhatItReplayed) {
   crash_after([&] {
-    pm::pool p = pm::pool::open(path, pm::durability::msync);
-    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    pm::pool p = reopen();
+    auto* w = words(p);
     w[0] = 41;
     p.persist(w, 8);
     crash();
@@ -162,37 +166,37 @@ TEST_F(PersistJournal, APoolOpenedWithoutJournalingEmptiesWhatItReplayed) {
   {
     pm::pool p = pm::pool::open(path, pm::durability::none);  // not journaled: replays, syncs, empties
     EXPECT_FALSE(p.journals());
-    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    auto* w = words(p);
     EXPECT_EQ(w[0], 41u);
     w[0] = 42;  // a store no record may roll back later
   }
-  pm::pool p = pm::pool::open(path, pm::durability::msync);
-  EXPECT_EQ(reinterpret_cast<const std::uint64_t*>(p.find("data").data())[0], 42u);
+  pm::pool p = reopen();
+  EXPECT_EQ(words(p)[0], 42u);
 }
 
 TEST_F(PersistJournal, ACleanCloseLeavesNothingToReplay) {
   std::array<std::uint8_t, 16> uuid{};
   {
-    pm::pool p = pm::pool::open(path, pm::durability::msync);
+    pm::pool p = reopen();
     uuid = p.uuid();
-    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    auto* w = words(p);
     w[0] = 5;
     p.persist(w, 8);
     w[1] = 6;  // not persisted: a clean close keeps it, as without the journal
   }
-  const auto r = pm::persist_journal::replay(path, uuid.data(), false);
+  const auto r = pm::persist_journal::replay(path, uuid.data());
   EXPECT_FALSE(r.foreign);
   EXPECT_EQ(r.records, 0u) << "the close synced the pool and emptied the journal";
-  pm::pool p = pm::pool::open(path, pm::durability::msync);
-  const auto* w = reinterpret_cast<const std::uint64_t*>(p.find("data").data());
+  pm::pool p = reopen();
+  const std::uint64_t* w = words(p);
   EXPECT_EQ(w[0], 5u);
   EXPECT_EQ(w[1], 6u);
 }
 
 TEST_F(PersistJournal, ATornLastRecordIsNotApplied) {
   crash_after([&] {
-    pm::pool p = pm::pool::open(path, pm::durability::msync);
-    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    pm::pool p = reopen();
+    auto* w = words(p);
     w[0] = 11;
     p.persist(w, 8);
     w[512] = 22;
@@ -206,16 +210,16 @@ TEST_F(PersistJournal, ATornLastRecordIsNotApplied) {
   write_file(j, second + 64, &flipped, 8);
   lose_words(path, offset, 1);
   lose_words(path, offset + 4096, 1);
-  pm::pool p = pm::pool::open(path, pm::durability::msync);
-  const auto* w = reinterpret_cast<const std::uint64_t*>(p.find("data").data());
+  pm::pool p = reopen();
+  const std::uint64_t* w = words(p);
   EXPECT_EQ(w[0], 11u);
   EXPECT_EQ(w[512], 0xdeaddeaddeaddeadull) << "a record that fails its checksum was applied";
 }
 
 TEST_F(PersistJournal, AJournalWithNoValidHeaderStopsTheOpenAndWritesNothing) {
   crash_after([&] {
-    pm::pool p = pm::pool::open(path, pm::durability::msync);
-    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    pm::pool p = reopen();
+    auto* w = words(p);
     w[0] = 9;
     p.persist(w, 8);
     crash();
@@ -233,14 +237,14 @@ TEST_F(PersistJournal, AJournalWithNoValidHeaderStopsTheOpenAndWritesNothing) {
   }
   EXPECT_EQ(read_word(path, offset), 0xdeaddeaddeaddeadull);
   fs::remove(j);  // the way out the message names
-  pm::pool p = pm::pool::open(path, pm::durability::msync);
-  EXPECT_EQ(reinterpret_cast<const std::uint64_t*>(p.find("data").data())[0], 0xdeaddeaddeaddeadull);
+  pm::pool p = reopen();
+  EXPECT_EQ(words(p)[0], 0xdeaddeaddeaddeadull);
 }
 
 TEST_F(PersistJournal, AnotherPoolsJournalAtThePathIsIgnored) {
   crash_after([&] {
-    pm::pool p = pm::pool::open(path, pm::durability::msync);
-    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    pm::pool p = reopen();
+    auto* w = words(p);
     w[0] = 77;
     p.persist(w, 8);
     crash();
@@ -250,14 +254,14 @@ TEST_F(PersistJournal, AnotherPoolsJournalAtThePathIsIgnored) {
     pm::pool fresh = pm::pool::create(path, 4 << 20, {.mode = pm::durability::msync});
     ASSERT_EQ(fresh.create_region("data", 1 << 20).offset(), offset);
   }
-  pm::pool p = pm::pool::open(path, pm::durability::msync);
-  EXPECT_EQ(reinterpret_cast<const std::uint64_t*>(p.find("data").data())[0], 0u);
+  pm::pool p = reopen();
+  EXPECT_EQ(words(p)[0], 0u);
 }
 
 TEST_F(PersistJournal, FileWritesOverJournaledBytesAreNotRolledBack) {
   crash_after([&] {
-    pm::pool p = pm::pool::open(path, pm::durability::msync);
-    auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+    pm::pool p = reopen();
+    auto* w = words(p);
     w[0] = 1;
     p.persist(w, 8);  // a record holds 1
     ASSERT_TRUE(p.prefers_file_writes());
@@ -266,16 +270,16 @@ TEST_F(PersistJournal, FileWritesOverJournaledBytesAreNotRolledBack) {
     p.write_durably(pieces);
     crash();
   });
-  pm::pool p = pm::pool::open(path, pm::durability::msync);
-  EXPECT_EQ(reinterpret_cast<const std::uint64_t*>(p.find("data").data())[0], 2u);
+  pm::pool p = reopen();
+  EXPECT_EQ(words(p)[0], 2u);
 }
 
 TEST_F(PersistJournal, AFullJournalSyncsThePoolAndStartsOver) {
   int pool_fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   ASSERT_GE(pool_fd, 0);
-  pm::pool p = pm::pool::open(path, pm::durability::msync);
+  pm::pool p = reopen();
   const std::array<std::uint8_t, 16> uuid = p.uuid();
-  auto* w = reinterpret_cast<std::uint64_t*>(p.find("data").data());
+  auto* w = words(p);
   {
     // 2 MiB, the least: records of 64 KiB (a quarter of the records' room at most) fill it after 31.
     pm::persist_journal j(path, pool_fd, p.base(), p.size(), uuid.data(), 2 << 20);
@@ -299,7 +303,7 @@ TEST_F(PersistJournal, AFullJournalSyncsThePoolAndStartsOver) {
 TEST_F(PersistJournal, GroupCommitFlushesAreRecordsThatReplay) {
   const std::uint32_t threads = 1024;
   crash_after([&] {
-    pm::pool p = pm::pool::open(path, pm::durability::msync);
+    pm::pool p = reopen();
     pm::region r = p.find("data");
     cpu::executor ex({.workers = 2, .group_commit = 1});
     ex.launch({dim3(threads / 256), dim3(256)}, store_then_persist{}, r.span<std::uint64_t>());
@@ -308,8 +312,8 @@ TEST_F(PersistJournal, GroupCommitFlushesAreRecordsThatReplay) {
     crash();
   });
   for (std::uint32_t i = 0; i < threads; ++i) lose_words(path, offset + std::uint64_t(i) * 512, 1);
-  pm::pool p = pm::pool::open(path, pm::durability::msync);
-  const auto* w = reinterpret_cast<const std::uint64_t*>(p.find("data").data());
+  pm::pool p = reopen();
+  const std::uint64_t* w = words(p);
   for (std::uint32_t i = 0; i < threads; ++i) ASSERT_EQ(w[std::size_t(i) * 64], i + 1) << i;
 }
 

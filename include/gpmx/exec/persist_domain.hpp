@@ -5,6 +5,7 @@
 // thread recorded. The executor knows nothing else about PM.
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace gpmx {
 
@@ -49,6 +50,13 @@ class persist_domain {
 
 // The unit in which the cpu executor tracks and flushes a thread's PM stores.
 inline constexpr std::size_t persist_line_bytes = 64;
+
+// Merges `lines` (sorted, distinct; each an address divided by
+// persist_line_bytes) into ranges, joining lines whose flush units of
+// `unit_bytes` touch (a page for msync, a line for a journal); each range's
+// `asked` counts only its lines. Replaces the contents of `out`.
+void merge_lines(const std::uintptr_t* lines, std::size_t n, std::size_t unit_bytes,
+                 std::vector<persist_domain::merged_range>& out);
 
 // Domains by the address range they hold, so that a kernel thread can make
 // durable a range that other threads stored (thread_ctx::persist_range),

@@ -1,0 +1,32 @@
+#include "file_io.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <vector>
+
+namespace gpmx::pm {
+
+int pwrite_all(int fd, const void* data, std::uint64_t bytes, std::uint64_t offset) {
+  const auto* p = static_cast<const char*>(data);
+  for (std::uint64_t done = 0; done < bytes;) {
+    const ssize_t n = ::pwrite(fd, p + done, bytes - done, off_t(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    done += std::uint64_t(n);
+  }
+  return 0;
+}
+
+int write_zeros(int fd, std::uint64_t from, std::uint64_t to) {
+  static const std::vector<char> zeros(std::size_t(1) << 20, 0);
+  for (std::uint64_t at = from; at < to;) {
+    const std::uint64_t n = std::min<std::uint64_t>(zeros.size(), to - at);
+    if (const int err = pwrite_all(fd, zeros.data(), n, at)) return err;
+    at += n;
+  }
+  return 0;
+}
+
+}  // namespace gpmx::pm

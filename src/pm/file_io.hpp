@@ -1,0 +1,15 @@
+#pragma once
+// Positional writes to a pool's or journal's file descriptor, whole or not
+// at all: pool creation, checkpoint saves through the file, the persist
+// journal.
+#include <cstdint>
+
+namespace gpmx::pm {
+
+// Writes all `bytes` at `offset`, retrying short and interrupted writes.
+// Returns 0, or the errno that stopped it (EIO when a write made no progress).
+int pwrite_all(int fd, const void* data, std::uint64_t bytes, std::uint64_t offset);
+// Writes zeros over [from, to): 0, or the errno that stopped it.
+int write_zeros(int fd, std::uint64_t from, std::uint64_t to);
+
+}  // namespace gpmx::pm
