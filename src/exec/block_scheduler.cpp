@@ -383,7 +383,9 @@ block_scheduler::outcome block_scheduler::run_parallel() {
 
 block_scheduler::outcome block_scheduler::poll_spinners() {
   const std::uint64_t before = events_;
-  std::vector<fiber_record*> round;
+  // Swapped with a member, so that neither list allocates once warm.
+  std::vector<fiber_record*>& round = polling_;
+  round.clear();
   round.swap(spinning_);
   if (det_) det_->shuffle(round.begin(), round.end());
   for (fiber_record* rec : round) {

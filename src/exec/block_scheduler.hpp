@@ -153,6 +153,7 @@ class block_scheduler {
   std::vector<fiber_record*> runnable_;
   std::size_t runnable_head_ = 0;
   std::vector<fiber_record*> spinning_;  // spinners and threads waiting for durability
+  std::vector<fiber_record*> polling_;   // poll_spinners' round
   std::uint32_t durable_waiters_ = 0;
 
   std::vector<fiber_record*> barrier_waiters_;

@@ -43,21 +43,26 @@ std::uint64_t group_commit::submit_range(const persist_domain* d, const void* p,
 
 std::uint64_t group_commit::enqueue(const std::vector<line_run>& runs) {
   std::uint64_t ticket = 0;
+  bool wake = false;
   {
     std::lock_guard lock(m_);
     // Started by the first hand-over, so a process that never waits for an
     // msync starts no thread (and stays single-threaded for its forks).
     if (!flusher_.joinable()) flusher_ = std::thread([this] { flusher_loop(); });
+    // Only the first hand-over of a group wakes the flusher (a wake is a
+    // system call); it then waits for the workers to go quiet.
+    wake = pending_.empty();
     pending_.insert(pending_.end(), runs.begin(), runs.end());
     ticket = ++issued_;
     ++stats_.waits;
     for (const line_run& r : runs) stats_.lines += r.last - r.first + 1;
   }
-  work_cv_.notify_one();
+  if (wake) work_cv_.notify_one();
   return ticket;
 }
 
 void group_commit::rethrow_if_failed(std::uint64_t ticket) const {
+  if (!failed_.load(std::memory_order_acquire)) return;  // the common case takes no lock
   std::lock_guard lock(m_);
   for (const failure& f : failures_)
     if (ticket > f.from && ticket <= f.to) std::rethrow_exception(f.error);
@@ -78,12 +83,22 @@ durability_stats group_commit::stats() const {
   return stats_;
 }
 
+void group_commit::set_worker_busy(bool busy) {
+  std::lock_guard lock(m_);
+  if (busy) {
+    ++busy_workers_;
+    return;
+  }
+  if (--busy_workers_ == 0) work_cv_.notify_one();
+}
+
 void group_commit::flusher_loop() {
   std::vector<line_run> batch;
   std::unique_lock lock(m_);
   for (;;) {
     work_cv_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
     if (pending_.empty()) return;  // stopping, and nothing left to make durable
+    work_cv_.wait_for(lock, last_flush_, [&] { return stopping_ || busy_workers_ == 0; });
     batch.swap(pending_);
     const std::uint64_t from = completed_.load(std::memory_order_relaxed), to = issued_;
     lock.unlock();
@@ -100,8 +115,12 @@ void group_commit::flusher_loop() {
     lock.lock();
     ++stats_.flushes;
     stats_.calls += calls;
-    stats_.flush_ns += std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(took).count());
-    if (error) failures_.push_back({from, to, error});
+    last_flush_ = std::chrono::duration_cast<std::chrono::nanoseconds>(took);
+    stats_.flush_ns += std::uint64_t(last_flush_.count());
+    if (error) {
+      failures_.push_back({from, to, error});
+      failed_.store(true, std::memory_order_release);
+    }
     completed_.store(to, std::memory_order_release);
     done_cv_.notify_all();
   }

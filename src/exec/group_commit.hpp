@@ -8,6 +8,14 @@
 // as few calls as the domains allow, and completes every ticket it covered.
 // Only domains whose flush is a system call share flushes
 // (persist_domain::shares_flushes); others are flushed by the thread itself.
+//
+// When to flush: as soon as no worker can hand over more lines (every one
+// is quiet: its last round ran nothing), so that a group holds every thread
+// the resident work brings to a durability point; a flusher that started at
+// the first hand-over would split each wave of threads into a few early
+// ones and the rest, one device flush each. While a worker is still busy the
+// flusher waits, but no longer than the last flush took: waiting longer than
+// a flush cannot gather more than flushing at once and again would.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -49,6 +57,10 @@ class group_commit {
 
   durability_stats stats() const;
 
+  // A worker running a launch is busy (it may still hand over lines) or
+  // quiet; it says so on every change, and is quiet when it leaves.
+  void set_worker_busy(bool busy);
+
  private:
   struct line_run {
     const persist_domain* domain;
@@ -72,7 +84,10 @@ class group_commit {
     std::exception_ptr error;
   };
   std::vector<failure> failures_;
+  std::atomic<bool> failed_{false};  // failures_ is not empty
   bool stopping_ = false;
+  unsigned busy_workers_ = 0;
+  std::chrono::nanoseconds last_flush_{0};  // bounds how long a flush waits for busy workers
   durability_stats stats_{};
   std::thread flusher_;  // started by the first enqueue
 };

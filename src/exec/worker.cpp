@@ -36,6 +36,26 @@ void worker::throw_spin_deadlock(const launch_state& L, const char* why) const {
                                    L.nblocks - std::min(L.nblocks, L.next_block.load()), waits));
 }
 
+namespace {
+// Tells the launch's group commit whether this worker may still hand over
+// lines (group_commit::set_worker_busy), on changes only; quiet at the end.
+class busy_signal {
+ public:
+  explicit busy_signal(group_commit* g) : g_(g) { set(true); }
+  ~busy_signal() { set(false); }
+  busy_signal(const busy_signal&) = delete;
+  busy_signal& operator=(const busy_signal&) = delete;
+  void set(bool busy) {
+    if (g_ && busy != busy_) g_->set_worker_busy(busy);
+    busy_ = busy;
+  }
+
+ private:
+  group_commit* g_;
+  bool busy_ = false;
+};
+}  // namespace
+
 void worker::run(launch_state& L) {
   const executor_options& opt = *L.options;
   if (opt.policy == schedule::timed) {
@@ -72,6 +92,7 @@ void worker::run(launch_state& L) {
   };
   std::uint64_t seen_progress = L.progress.load(std::memory_order_relaxed);
   auto stalled_since = std::chrono::steady_clock::now();
+  busy_signal busy(L.durability);
   try {
     for (;;) {
       if (L.abort.load(std::memory_order_relaxed)) break;
@@ -113,6 +134,7 @@ void worker::run(launch_state& L) {
       }
       all_stalled = !progress;
       if (progress) {
+        busy.set(true);
         if (counted_stalled) {
           L.stalled_workers.fetch_sub(1, std::memory_order_relaxed);
           counted_stalled = false;
@@ -123,6 +145,7 @@ void worker::run(launch_state& L) {
         continue;
       }
       if (resident_.size() < resident_cap() && (claimed_next < claimed_end || L.blocks_left())) continue;
+      busy.set(false);  // it will wait: nothing it runs can hand over lines now
       if (durable_wait) {  // not a stall: the flusher will complete what they wait for
         L.durability->wait_past(flushes_seen, std::chrono::milliseconds(1));
         stalled_since = std::chrono::steady_clock::now();

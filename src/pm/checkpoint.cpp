@@ -1,5 +1,6 @@
 #include "gpmx/pm/checkpoint.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "checkpoint_copy.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
 #include "checkpoint_layout.hpp"
+#include "content_hash.hpp"
 #include "format.hpp"
 #include "gpmx/pm/stored_value.hpp"
 
@@ -34,6 +36,9 @@ struct checkpoint::state {
   std::vector<region> data;  // one per group
   L::header h{};
   std::vector<std::vector<void*>> registered;  // per group, this process's buffers
+  // Per group, the highest epoch whose copy holds a matching seal (found at
+  // open, then kept by saves): what restore may return.
+  std::vector<std::uint64_t> newest_sealed;
   mutable std::mutex mutex;
 
   explicit state(pool p) : file(std::move(p)) {}
@@ -75,6 +80,42 @@ struct checkpoint::state {
       out.push_back(to_pm ? copy_chunk{buf, pm, s[i]} : copy_chunk{pm, buf, s[i]});
     }
     return out;
+  }
+
+  L::seal* seal_of(std::uint64_t g, std::uint64_t copy) const {
+    return reinterpret_cast<L::seal*>(copy_base(g, copy) + L::seal_offset(h.copy_stride));
+  }
+
+  // The seal's checksum: the epoch, then each element's bytes in order,
+  // read from `element(i)` (the buffers before a save, a copy when checked).
+  template <class Element>
+  std::uint64_t seal_checksum(std::uint32_t g, std::uint64_t epoch, Element element) const {
+    const auto s = sizes(g);
+    std::uint64_t sum = content_hash(&epoch, sizeof epoch, 0x5be0cd19137e2179ull);
+    for (std::size_t i = 0; i < s.size(); ++i) sum = content_hash(element(i), s[i], sum);
+    return sum;
+  }
+
+  // Whether copy `copy` holds a whole save: its seal names an epoch of its
+  // parity and matches the bytes. A save cut short leaves a seal that does
+  // not match (or the older save's epoch).
+  std::uint64_t sealed_epoch(std::uint32_t g, std::uint64_t copy) const {
+    L::seal* seal = seal_of(g, copy);
+    const std::uint64_t e = load_word(&seal->epoch);
+    if (e == 0 || e % 2 != copy) return 0;
+    const std::byte* base = copy_base(g, copy);
+    const auto s = sizes(g);
+    const std::uint64_t sum = seal_checksum(g, e, [&](std::size_t i) { return base + L::element_offset(s, i); });
+    return sum == load_word(&seal->checksum) ? e : 0;
+  }
+
+  // After a crash the epoch word may lag a save whose copy and seal were
+  // made durable (a save on a device does not sync the word): the word is
+  // moved up to the newest sealed copy, in memory (the seal is the record).
+  void settle(std::uint32_t g) {
+    newest_sealed[g] = std::max(sealed_epoch(g, 0), sealed_epoch(g, 1));
+    const auto w = words(g);
+    if (newest_sealed[g] > load_word(w.epoch)) store_word(w.epoch, newest_sealed[g]);
   }
 
   std::uint64_t total_bytes(std::uint32_t g) const {
@@ -129,6 +170,7 @@ checkpoint checkpoint::create(const fs::path& path, std::uint64_t bytes, std::ui
   std::memcpy(s->meta->data(), &h, sizeof h);
   s->meta->persist(0, sizeof h);
   s->registered.resize(groups);
+  s->newest_sealed.assign(groups, 0);
   return checkpoint(std::move(s));
 }
 
@@ -173,6 +215,8 @@ checkpoint checkpoint::open(const fs::path& path, durability mode) {
     check_stored(path, L::meta_region, fmt::format("epoch of group {}", g), load_word(w.epoch), 0, ~0ull - 1);
   }
   s->registered.resize(h.groups);
+  s->newest_sealed.assign(h.groups, 0);
+  for (std::uint32_t g = 0; g < h.groups; ++g) s->settle(g);
   return checkpoint(std::move(s));
 }
 
@@ -224,25 +268,42 @@ void checkpoint::save(std::uint32_t g, const launch_target& ex, save_order order
   const std::uint64_t next = load_word(w.epoch) + 1;
   // The working copy is the one the current epoch does not name, so the
   // consistent copy is untouched until the flip.
-  const auto elements = s_->element_copies(g, next % 2, true);
+  const std::uint64_t copy = next % 2;
+  const auto elements = s_->element_copies(g, copy, true);
   const auto chunks = split(elements, chunk_bytes_for(s_->total_bytes(g), ex.cpu().workers()));
-  const auto flip = [&] {
-    store_word(w.epoch, next);
-    s_->meta->persist(std::uint64_t(reinterpret_cast<std::byte*>(w.epoch) - s_->meta->data()), 8);
+  // The seal is computed from the buffers: the copy will hold their bytes.
+  const L::seal seal{next, s_->seal_checksum(g, next, [&](std::size_t i) { return elements[i].src; })};
+  L::seal* const at = s_->seal_of(g, copy);
+  const auto persist_word = [&](const region& r, const std::uint64_t* word) {
+    r.persist(std::uint64_t(reinterpret_cast<const std::byte*>(word) - r.data()), 8);
   };
-  if (order == save_order::flip_then_copy) flip();
+  const auto flip = [&](bool durable) {
+    store_word(w.epoch, next);
+    if (durable) persist_word(*s_->meta, w.epoch);
+  };
+  if (order == save_order::flip_then_copy) flip(true);
   if (!ex.on_gpu() && s_->file.prefers_file_writes()) {
-    // A file on a device: large writes and one sync, as CAP-fs saves, not
-    // stores through the mapping and an msync per chunk.
+    // A file on a device: large writes and one sync for the copy and its
+    // seal, as CAP-fs saves with one write and one fsync. The flip needs no
+    // sync of its own: after a crash, open takes the newest sealed copy.
     // A piece per chunk, with a crash point after each as the copy kernel
     // makes, so crash tests see the same points on every file system.
     std::vector<pool::file_write> pieces;
     for (const copy_chunk& c : chunks) pieces.push_back({c.dst, c.src, c.bytes});
+    pieces.push_back({reinterpret_cast<std::byte*>(at), reinterpret_cast<const std::byte*>(&seal), sizeof seal});
     s_->file.write_durably(pieces, [] { crash_trigger::point(); });
+    if (order == save_order::copy_then_flip) flip(false);
   } else {
+    // Persists are cheap here (PM, or tmpfs): copy, seal, then a durable
+    // flip, each persisted before the next.
     parallel_copy(ex, chunks, s_->file.domain(), "gpmcp_checkpoint");
+    store_word(&at->checksum, seal.checksum);
+    store_word(&at->epoch, seal.epoch);
+    s_->data[g].persist(std::uint64_t(reinterpret_cast<std::byte*>(at) - s_->data[g].data()), sizeof seal);
+    crash_trigger::point();
+    if (order == save_order::copy_then_flip) flip(true);
   }
-  if (order == save_order::copy_then_flip) flip();
+  s_->newest_sealed[g] = next;
 }
 
 void checkpoint::restore(std::uint32_t g, const launch_target& ex) {
@@ -253,6 +314,11 @@ void checkpoint::restore(std::uint32_t g, const launch_target& ex) {
     fail(errc::no_consistent_copy,
          fmt::format("{}: restore: group {} has no consistent copy (it was never saved)", s_->where(), g));
   s_->check_complete(g, "restore");
+  if (s_->newest_sealed[g] < e)
+    fail(errc::checksum_mismatch,
+         fmt::format("{}: restore: group {}: the epoch word records {} save(s), but no copy holds a sealed save {} "
+                     "(newest sealed: {}): that save's copy was not durable before its flip, or the file was damaged",
+                     s_->where(), g, e, e, s_->newest_sealed[g]));
   const auto elements = s_->element_copies(g, e % 2, false);
   const auto chunks = split(elements, chunk_bytes_for(s_->total_bytes(g), ex.cpu().workers()));
   parallel_copy(ex, chunks, nullptr, "gpmcp_restore");

@@ -11,7 +11,12 @@
 //                            registration)
 //     [136, 136 + 8 * E)     size of each recorded element
 // Region "gpmcp.g<g>": two copies of copy_stride bytes; in each, element i
-//   starts at the sum of the 128-rounded sizes of elements 0..i-1.
+//   starts at the sum of the 128-rounded sizes of elements 0..i-1, and the
+//   copy's last 128 bytes hold its seal: the epoch of the save that wrote
+//   it and a checksum of that epoch and the elements' bytes. A copy is
+//   valid when its seal matches; restore takes the valid copy with the
+//   highest epoch, so a save on a device needs one sync (copy and seal),
+//   not a second for the epoch word.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -22,7 +27,7 @@
 namespace gpmx::pm::cp_layout {
 
 inline constexpr char magic[8] = {'G', 'P', 'M', 'X', 'C', 'K', 'P', 'T'};
-inline constexpr std::uint64_t version = 1;
+inline constexpr std::uint64_t version = 2;  // 2: a seal per copy
 inline constexpr std::uint64_t element_alignment = 128;  // GPM: bandwidth to NVM and over PCIe
 inline constexpr std::uint64_t header_bytes = 128;
 inline constexpr const char* meta_region = "gpmcp.meta";
@@ -43,12 +48,21 @@ inline std::uint64_t header_checksum(const header& h) { return format::checksum(
 
 constexpr std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
+inline constexpr std::uint64_t seal_bytes = 128;  // a line of its own
+
 // Room for `bytes` of data in up to `elements` elements, each padded to 128
-// bytes (at most 127 bytes of padding each); page-rounded so that persisting
-// one copy never touches the other's pages.
+// bytes (at most 127 bytes of padding each), and the seal; page-rounded so
+// that persisting one copy never touches the other's pages.
 constexpr std::uint64_t copy_stride(std::uint64_t bytes, std::uint64_t elements) {
-  return align_up(align_up(bytes, element_alignment) + elements * element_alignment, 4096);
+  return align_up(align_up(bytes, element_alignment) + elements * element_alignment + seal_bytes, 4096);
 }
+
+// A copy's seal, at copy_stride - seal_bytes inside the copy.
+struct seal {
+  std::uint64_t epoch;     // the save that wrote the copy; 0: none
+  std::uint64_t checksum;  // seal_checksum of epoch and the elements
+};
+constexpr std::uint64_t seal_offset(std::uint64_t stride) { return stride - seal_bytes; }
 
 // The epoch word on its own 128-byte line, then count and sizes.
 constexpr std::uint64_t group_record_bytes(std::uint64_t elements) {

@@ -11,6 +11,7 @@
 #include "gpmx/pm/checkpoint.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 #include "iterative/iterative.hpp"
+#include "pm/checkpoint_reseal.hpp"
 
 namespace gpmx::test {
 
@@ -47,12 +48,14 @@ inline void expect_corruption_caught(std::string_view name, std::uint32_t elemen
                                      const std::string& array_name) {
   scratch_dir dir;
   ASSERT_TRUE(run_then_verify(name, dir.path(), apps::style::epoch).ok);
+  std::uint64_t e = 0;
   {
     auto cp = pm::checkpoint::open(dir / (std::string(name) + ".cp"), pm::durability::msync);
-    const std::uint64_t e = cp.epoch(0);
+    e = cp.epoch(0);
     auto* v = reinterpret_cast<float*>(const_cast<std::byte*>(cp.element_copy(0, std::uint32_t(e % 2), element + 1)));
     v[index] += 1.0f;
   }
+  test::reseal_copy(dir / (std::string(name) + ".cp"), 0, e % 2, e);  // past the seal, to the comparison
   cpu::executor ex({.workers = 2});
   const apps::verify_report v = checkpointed(name).verify({ex, dir.path(), pm::durability::msync});
   EXPECT_FALSE(v.ok);

@@ -1,7 +1,9 @@
 // A save's writes, cut short anywhere: the file is rebuilt from the bytes
 // before a save with any prefix (and random subsets) of the bytes that save
 // changed, with and without its flip word, and the checkpoint must restore
-// the old data unless the flip is in, and then the new.
+// the old data unless the whole working copy and its seal are in, and then
+// the new, with or without the flip (a save on a device does not sync the
+// flip). A flip without the whole copy is refused, never restored.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -87,7 +89,8 @@ TEST(CheckpointTorn, AnyPrefixOfASaveRestoresOldOrNewData) {
   ASSERT_EQ(before.size(), after.size());
   ASSERT_EQ(flip_offset % 8, 0u) << "the flip word must be one aligned 8-byte word";
 
-  // What the save changed: data bytes, and in the metadata only the flip word.
+  // What the save changed: data bytes and the working copy's seal, and in
+  // the metadata only the flip word.
   std::vector<std::size_t> data_changes;
   bool flip_changed = false;
   for (std::size_t i = 0; i < before.size(); ++i) {
@@ -108,7 +111,8 @@ TEST(CheckpointTorn, AnyPrefixOfASaveRestoresOldOrNewData) {
   };
 
   // Prefixes in address order and in shuffled orders (the copy is parallel,
-  // so its writes land in any order), never with the flip: old data.
+  // so its writes land in any order), without the flip: old data until the
+  // last byte is in (every byte changed, so any missing one breaks the seal).
   std::mt19937_64 rng(5);
   std::vector<std::vector<std::size_t>> orders = {data_changes};
   for (int i = 0; i < 3; ++i) {
@@ -119,12 +123,26 @@ TEST(CheckpointTorn, AnyPrefixOfASaveRestoresOldOrNewData) {
   for (const auto& order : orders)
     for (std::size_t count : {std::size_t(0), std::size_t(1), n / 7, n / 2, n - 1, n, std::size_t(rng() % n)}) {
       apply(count, order, false);
-      EXPECT_EQ(restored_seed(path, ex, {1, 2}), 1) << count << " of " << n << " data bytes, no flip";
+      EXPECT_EQ(restored_seed(path, ex, {1, 2}), count == n ? 2 : 1) << count << " of " << n << " bytes, no flip";
     }
+  // The whole copy without the flip: open moves the epoch word up to it.
+  apply(n, data_changes, false);
+  EXPECT_EQ(checkpoint::open(path, durability::none).epoch(0), 2u);
   // The whole copy and then the flip: new data.
   apply(n, data_changes, true);
   EXPECT_EQ(restored_seed(path, ex, {1, 2}), 2);
   EXPECT_EQ(checkpoint::open(path, durability::none).epoch(0), 2u);
+  // The flip with part of the copy (flip-before-copy): refused.
+  for (std::size_t count : {std::size_t(0), n / 2, n - 1}) {
+    apply(count, orders[1], true);
+    try {
+      (void)restored_seed(path, ex, {1, 2});
+      ADD_FAILURE() << "restored a save whose copy has " << count << " of " << n << " bytes";
+    } catch (const pm::pm_error& e) {
+      EXPECT_EQ(e.code(), pm::errc::checksum_mismatch) << e.what();
+      EXPECT_NE(std::string(e.what()).find("no copy holds a sealed save 2"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

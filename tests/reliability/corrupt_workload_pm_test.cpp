@@ -7,10 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
 #include "gpmx/pm/hcl_log.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "gpmx/support/scratch_dir.hpp"
+#include "pm/checkpoint_layout.hpp"
+#include "pm/checkpoint_reseal.hpp"
 #include "reliability/crashed_runs.hpp"
 #include "reliability/gpmx_process.hpp"
 #include "reliability/meta_record.hpp"
@@ -201,7 +204,9 @@ TEST(CorruptWorkloadPm, BfsFrontierNodeThatIsNoNodeIsRefused) {
 
 // --- checkpoints (hotspot): the group table, the epoch and the saved
 // iteration count. gpmcp.meta: a 128-byte header (copy_stride at byte 40),
-// then group 0: epoch at 128, element count at 256, sizes from 264.
+// then group 0: epoch at 128, element count at 256, sizes from 264. Each
+// copy ends with its seal (epoch, checksum): a changed copy fails it unless
+// resealed, as a writer that damaged the data and then sealed it would.
 const std::vector<std::string> small_hotspot = {"-p", "rows=48", "-p", "cols=64", "-p", "iterations=6",
                                                 "-p", "interval=2"};
 
@@ -220,6 +225,10 @@ TEST(CorruptWorkloadPm, CheckpointIterationCountPastTheRunIsRefused) {
   ASSERT_GT(epoch, 0u) << "the crashed run saved nothing";
   const auto stride = load_word<std::uint64_t>(cp, "gpmcp.meta", 40);
   store_word<std::uint64_t>(cp, "gpmcp.g0", (epoch % 2) * stride, 1000);
+  // Unsealed, the damage is caught by the seal.
+  expect_refused(d.path(), "recover", "hotspot", {"hotspot.cp", "no copy holds a sealed save"});
+  // Resealed, by the check of the count itself.
+  test::reseal_copy(cp, 0, epoch % 2, epoch);
   expect_refused(d.path(), "recover", "hotspot", {"hotspot.cp", "saved iteration count", "holds 1000"});
   expect_refused(d.path(), "verify", "hotspot", {"hotspot.cp", "saved iteration count", "holds 1000"});
 }
@@ -229,8 +238,11 @@ TEST(CorruptWorkloadPm, CheckpointEpochBehindItsSavesIsRefused) {
   crashed_run(d.path(), "hotspot", small_hotspot, 7);
   const fs::path cp = d / "gpmx-data/hotspot/hotspot.cp";
   const auto stride = load_word<std::uint64_t>(cp, "gpmcp.meta", 40);
-  // Copy 1 says iteration 4 (two saves), but epoch 1 names it.
+  // Copy 1 says iteration 4 (two saves), but epoch 1 names it (sealed so,
+  // and copy 0's seal gone, so that no newer sealed copy takes over).
   store_word<std::uint64_t>(cp, "gpmcp.g0", stride, 4);
+  test::reseal_copy(cp, 0, 1, 1);
+  store_word<std::uint64_t>(cp, "gpmcp.g0", pm::cp_layout::seal_offset(stride), 0);
   store_word<std::uint64_t>(cp, "gpmcp.meta", 128, 1);
   expect_refused(d.path(), "recover", "hotspot", {"hotspot.cp", "'gpmcp.meta'", "epoch of group 0", "holds 1"});
 }
