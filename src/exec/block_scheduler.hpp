@@ -36,6 +36,8 @@ class block_scheduler {
   // from (parallel schedule only): the worker's block claim.
   using block_source = std::function<bool(std::uint64_t& linear)>;
   void set_block_source(block_source* source) { source_ = source; }
+  // The running worker's batch of hand-overs (group commit), after start.
+  void set_durability_batch(durability_batch* batch) { state_.batch = state_.durability ? batch : nullptr; }
 
   enum class outcome { finished, progressed, stalled };
   // Parallel: runs every thread that can run, then polls spinners once.
@@ -62,6 +64,9 @@ class block_scheduler {
   // Parks t until group commit's `ticket` is complete (rethrowing a failed
   // flush's error in t).
   void wait_durable(thread_ctx& t, std::uint64_t ticket);
+  // The same for lines gathered into the running worker's batch: the ticket
+  // is known once the worker hands the batch over at its round's end.
+  void wait_durable_batched(thread_ctx& t, durability_batch& batch);
   // Whether some thread of the block waits for a durable flush.
   bool waits_on_durability() const { return durable_waiters_ != 0; }
   // Lanes of warp w have exited (published by the carrier of `reporter`).

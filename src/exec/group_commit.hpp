@@ -30,6 +30,20 @@
 
 namespace gpmx::cpu::detail {
 
+struct line_run {
+  const persist_domain* domain;
+  std::uintptr_t first, last;  // lines, inclusive
+};
+
+// One worker's hand-overs during a round of its blocks, given to the flusher
+// at the round's end under one ticket (group_commit::hand_over): one lock
+// per round instead of one per waiting thread.
+struct durability_batch {
+  std::vector<line_run> runs;
+  std::vector<std::uint64_t*> tickets;  // each waiting thread's ticket, set at the hand-over
+  std::uint64_t lines = 0;
+};
+
 class group_commit {
  public:
   group_commit();
@@ -43,6 +57,16 @@ class group_commit {
   std::uint64_t submit(std::vector<pm_line>& lines);
   // The same for [p, p + bytes) of domain d (a range persist).
   std::uint64_t submit_range(const persist_domain* d, const void* p, std::size_t bytes);
+
+  // As submit, but into a worker's batch: takes the lines whose domain
+  // shares flushes (leaving the others) and returns whether it took any.
+  // The caller then registers where its ticket goes (batch.tickets), which
+  // reads ticket_pending until hand_over.
+  static bool gather(std::vector<pm_line>& lines, durability_batch& batch);
+  static constexpr std::uint64_t ticket_pending = ~std::uint64_t(0);
+  // Hands every run of `batch` to the flusher under one ticket, stores the
+  // ticket where each waiter reads it, and empties the batch.
+  void hand_over(durability_batch& batch);
 
   // Whether every ticket up to `ticket` has completed (durable or failed).
   bool complete(std::uint64_t ticket) const { return completed_.load(std::memory_order_acquire) >= ticket; }
@@ -62,11 +86,8 @@ class group_commit {
   void set_worker_busy(bool busy);
 
  private:
-  struct line_run {
-    const persist_domain* domain;
-    std::uintptr_t first, last;  // lines, inclusive
-  };
-  std::uint64_t enqueue(const std::vector<line_run>& runs);
+  // Takes runs under a new ticket; `waits`: threads that wait on it.
+  std::uint64_t enqueue(const std::vector<line_run>& runs, std::uint64_t waits, std::uint64_t lines);
   void flusher_loop();
   // Makes every run durable: sorted, merged where their flush units touch, one
   // persist_range per merged range. Returns the number of calls made.

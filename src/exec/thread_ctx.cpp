@@ -111,8 +111,16 @@ void thread_ctx::persist_range(const void* p, std::size_t bytes, source_loc loc)
 }
 
 void thread_ctx::persist_grouped() {
+  if (b_->batch) {  // a worker's thread: into its round's batch
+    const bool took = detail::group_commit::gather(*pm_lines_, *b_->batch);
+    persist_lines(*pm_lines_);  // what the group left: domains that flush cheaply
+    if (!took) return;
+    prepare_to_wait();
+    b_->scheduler->wait_durable_batched(*this, *b_->batch);
+    return;
+  }
   const std::uint64_t ticket = b_->durability->submit(*pm_lines_);
-  persist_lines(*pm_lines_);  // what the group left: domains that flush cheaply
+  persist_lines(*pm_lines_);
   if (ticket == 0) return;
   prepare_to_wait();
   b_->scheduler->wait_durable(*this, ticket);

@@ -105,6 +105,7 @@ void worker::run(launch_state& L) {
         block_scheduler* s = acquire();
         s->start(L, linear, det ? &choices : nullptr);
         s->set_block_source(det ? nullptr : &next_block);
+        s->set_durability_batch(&batch_);
         resident_.push_back(s);
       }
       if (resident_.empty()) break;
@@ -125,6 +126,9 @@ void worker::run(launch_state& L) {
         durable_wait |= resident_[i]->waits_on_durability();
         ++i;
       }
+      // What this round's threads handed over goes to the flusher now, before
+      // this worker may go quiet (one lock per round).
+      if (L.durability) L.durability->hand_over(batch_);
       // The deterministic schedule's agents take one step per round.
       bool agents_busy = false;
       if (det) {
@@ -179,6 +183,9 @@ void worker::run(launch_state& L) {
     L.fail(std::current_exception());
   }
   if (counted_stalled) L.stalled_workers.fetch_sub(1, std::memory_order_relaxed);
+  // Lines of threads about to be cancelled still reach the flusher: the
+  // launch drains it before it returns, as for threads that waited directly.
+  if (L.durability) L.durability->hand_over(batch_);
   for (block_scheduler* s : resident_) {
     s->cancel();
     release(s);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "block_scheduler.hpp"
+#include "group_commit.hpp"
 #include "timed_engine.hpp"
 
 namespace gpmx::cpu::detail {
@@ -25,6 +26,7 @@ class worker {
   std::vector<std::unique_ptr<block_scheduler>> all_;
   std::vector<block_scheduler*> spare_;
   std::vector<block_scheduler*> resident_;
+  durability_batch batch_;  // its threads' hand-overs during a round (group commit)
   std::unique_ptr<timed_engine> timed_;  // the timed schedule's, made on its first launch
 };
 

@@ -18,6 +18,7 @@ namespace gpmx::cpu::detail {
 struct fiber_record;
 class block_scheduler;
 class group_commit;
+struct durability_batch;
 
 // What a suspended thread waits for; also what a deadlock report prints.
 enum class wait_kind : std::uint8_t {
@@ -62,6 +63,7 @@ class block_state {
   std::uint8_t scheduling_spaces = 0;   // observer->scheduling_spaces() (deterministic only), or 0
   block_scheduler* scheduler = nullptr;
   group_commit* durability = nullptr;   // parallel schedule with group commit on, else null
+  durability_batch* batch = nullptr;    // with durability: the running worker's hand-overs of this round
 
   // The k-th static shared allocation of this block (made on first request).
   std::byte* static_shared_at(std::size_t k, std::size_t bytes, std::size_t align);
