@@ -110,12 +110,18 @@ durability_stats group_commit::stats() const {
 }
 
 void group_commit::set_worker_busy(bool busy) {
-  std::lock_guard lock(m_);
+  // No lock unless the flusher waits for quiet workers: workers change state
+  // every few rounds in kernels that never persist. Sequentially consistent
+  // on both sides: either this worker sees gathering_ and wakes the
+  // flusher, or the flusher sees the count at 0 before it waits.
   if (busy) {
-    ++busy_workers_;
+    busy_workers_.fetch_add(1);
     return;
   }
-  if (--busy_workers_ == 0) work_cv_.notify_one();
+  if (busy_workers_.fetch_sub(1) == 1 && gathering_.load()) {
+    std::lock_guard lock(m_);
+    work_cv_.notify_one();
+  }
 }
 
 void group_commit::flusher_loop() {
@@ -124,7 +130,9 @@ void group_commit::flusher_loop() {
   for (;;) {
     work_cv_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
     if (pending_.empty()) return;  // stopping, and nothing left to make durable
-    work_cv_.wait_for(lock, last_flush_, [&] { return stopping_ || busy_workers_ == 0; });
+    gathering_.store(true);
+    work_cv_.wait_for(lock, last_flush_, [&] { return stopping_ || busy_workers_.load() == 0; });
+    gathering_.store(false);
     batch.swap(pending_);
     const std::uint64_t from = completed_.load(std::memory_order_relaxed), to = issued_;
     lock.unlock();

@@ -107,7 +107,8 @@ class group_commit {
   std::vector<failure> failures_;
   std::atomic<bool> failed_{false};  // failures_ is not empty
   bool stopping_ = false;
-  unsigned busy_workers_ = 0;
+  std::atomic<unsigned> busy_workers_{0};
+  std::atomic<bool> gathering_{false};  // the flusher waits for busy workers to go quiet
   std::chrono::nanoseconds last_flush_{0};  // bounds how long a flush waits for busy workers
   durability_stats stats_{};
   std::thread flusher_;  // started by the first enqueue
