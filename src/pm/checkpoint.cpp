@@ -271,15 +271,10 @@ void checkpoint::save(std::uint32_t g, const launch_target& ex, save_order order
   const std::uint64_t copy = next % 2;
   const auto elements = s_->element_copies(g, copy, true);
   const auto chunks = split(elements, chunk_bytes_for(s_->total_bytes(g), ex.cpu().workers()));
-  // The seal is computed from the buffers: the copy will hold their bytes.
-  const L::seal seal{next, s_->seal_checksum(g, next, [&](std::size_t i) { return elements[i].src; })};
   L::seal* const at = s_->seal_of(g, copy);
-  const auto persist_word = [&](const region& r, const std::uint64_t* word) {
-    r.persist(std::uint64_t(reinterpret_cast<const std::byte*>(word) - r.data()), 8);
-  };
   const auto flip = [&](bool durable) {
     store_word(w.epoch, next);
-    if (durable) persist_word(*s_->meta, w.epoch);
+    if (durable) s_->meta->persist(std::uint64_t(reinterpret_cast<std::byte*>(w.epoch) - s_->meta->data()), 8);
   };
   if (order == save_order::flip_then_copy) flip(true);
   if (!ex.on_gpu() && s_->file.prefers_file_writes()) {
@@ -288,6 +283,9 @@ void checkpoint::save(std::uint32_t g, const launch_target& ex, save_order order
     // sync of its own: after a crash, open takes the newest sealed copy.
     // A piece per chunk, with a crash point after each as the copy kernel
     // makes, so crash tests see the same points on every file system.
+    // The seal is summed from the buffers (host memory on this path): the
+    // copy will hold their bytes.
+    const L::seal seal{next, s_->seal_checksum(g, next, [&](std::size_t i) { return elements[i].src; })};
     std::vector<pool::file_write> pieces;
     for (const copy_chunk& c : chunks) pieces.push_back({c.dst, c.src, c.bytes});
     pieces.push_back({reinterpret_cast<std::byte*>(at), reinterpret_cast<const std::byte*>(&seal), sizeof seal});
@@ -295,8 +293,10 @@ void checkpoint::save(std::uint32_t g, const launch_target& ex, save_order order
     if (order == save_order::copy_then_flip) flip(false);
   } else {
     // Persists are cheap here (PM, or tmpfs): copy, seal, then a durable
-    // flip, each persisted before the next.
+    // flip, each persisted before the next. The seal is summed from the
+    // copy: a GPU's buffers may be device memory the host cannot read.
     parallel_copy(ex, chunks, s_->file.domain(), "gpmcp_checkpoint");
+    const L::seal seal{next, s_->seal_checksum(g, next, [&](std::size_t i) { return elements[i].dst; })};
     store_word(&at->checksum, seal.checksum);
     store_word(&at->epoch, seal.epoch);
     s_->data[g].persist(std::uint64_t(reinterpret_cast<std::byte*>(at) - s_->data[g].data()), sizeof seal);
