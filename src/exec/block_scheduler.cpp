@@ -38,7 +38,8 @@ block_scheduler::~block_scheduler() {
   if (!fibers_.empty()) cancel();
 }
 
-void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy* det, bool timed) {
+void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy* det, bool timed,
+                            durability_batch* batch) {
   L_ = &L;
   det_ = det;
   const launch_config& cfg = *L.cfg;
@@ -57,7 +58,7 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
   state_.scheduling_spaces = L.scheduling_spaces;
   state_.scheduler = this;
   state_.durability = det ? nullptr : L.durability;
-  state_.batch = nullptr;
+  state_.batch = state_.durability ? batch : nullptr;
 
   const std::uint32_t nwarps = (state_.nthreads + warp_size - 1) / warp_size;
   state_.warp_live.assign(nwarps, full_mask);
@@ -290,17 +291,11 @@ void block_scheduler::spin_yield(thread_ctx& t) {
   suspend(t, wait_kind::spin);
 }
 
-void block_scheduler::wait_durable(thread_ctx& t, std::uint64_t ticket) {
-  t.fiber().durable_ticket = ticket;
-  // Polled with the spinners, but resumed only once the ticket is complete.
-  while (!state_.durability->complete(ticket)) suspend(t, wait_kind::durability);
-  state_.durability->rethrow_if_failed(ticket);
-}
-
-void block_scheduler::wait_durable_batched(thread_ctx& t, durability_batch& batch) {
+void block_scheduler::wait_durable(thread_ctx& t, durability_batch& batch) {
   std::uint64_t& ticket = t.fiber().durable_ticket;
   ticket = group_commit::ticket_pending;  // never complete until the worker hands the batch over
   batch.tickets.push_back(&ticket);
+  // Polled with the spinners, but resumed only once the ticket is complete.
   while (!state_.durability->complete(ticket)) suspend(t, wait_kind::durability);
   state_.durability->rethrow_if_failed(ticket);
 }

@@ -30,14 +30,14 @@ class block_scheduler {
   // Takes block `linear` of launch L; det is the deterministic schedule's
   // policy, or null for the parallel schedule. The timed schedule passes
   // timed = true (and a policy, which it never asks).
-  void start(launch_state& L, std::uint64_t linear, choice_policy* det, bool timed = false);
+  // batch: the running worker's hand-overs (group commit; parallel schedule).
+  void start(launch_state& L, std::uint64_t linear, choice_policy* det, bool timed = false,
+             durability_batch* batch = nullptr);
 
   // Where a carrier that finished its block cheaply may take the next block
   // from (parallel schedule only): the worker's block claim.
   using block_source = std::function<bool(std::uint64_t& linear)>;
   void set_block_source(block_source* source) { source_ = source; }
-  // The running worker's batch of hand-overs (group commit), after start.
-  void set_durability_batch(durability_batch* batch) { state_.batch = state_.durability ? batch : nullptr; }
 
   enum class outcome { finished, progressed, stalled };
   // Parallel: runs every thread that can run, then polls spinners once.
@@ -61,12 +61,10 @@ class block_scheduler {
   std::uint32_t activemask(thread_ctx& t);
   void spin_yield(thread_ctx& t);
   void maybe_yield(thread_ctx& t);
-  // Parks t until group commit's `ticket` is complete (rethrowing a failed
-  // flush's error in t).
-  void wait_durable(thread_ctx& t, std::uint64_t ticket);
-  // The same for lines gathered into the running worker's batch: the ticket
-  // is known once the worker hands the batch over at its round's end.
-  void wait_durable_batched(thread_ctx& t, durability_batch& batch);
+  // Parks t, whose lines were gathered into the running worker's batch,
+  // until the group commit ticket the worker hands the batch over under (at
+  // its round's end) is complete, rethrowing a failed flush's error in t.
+  void wait_durable(thread_ctx& t, durability_batch& batch);
   // Whether some thread of the block waits for a durable flush.
   bool waits_on_durability() const { return durable_waiters_ != 0; }
   // Lanes of warp w have exited (published by the carrier of `reporter`).

@@ -15,59 +15,44 @@ group_commit::~group_commit() {
   if (flusher_.joinable()) flusher_.join();
 }
 
-namespace {
-// Keeps the lines of domains that flush cheaply for the caller and appends
-// the others to `runs` as runs of adjacent lines (a thread records in store
-// order, so most of its lines already come in runs). Returns the lines taken.
-std::uint64_t take_shared_lines(std::vector<pm_line>& lines, std::vector<line_run>& runs) {
-  const std::size_t first_run = runs.size();
+bool group_commit::gather(std::vector<pm_line>& lines, durability_batch& batch) {
+  // Keep the lines of domains that flush cheaply for the caller; turn the
+  // others into runs of adjacent lines (a thread records in store order,
+  // so most of its lines already come in runs).
+  const std::size_t first_run = batch.runs.size();
   std::size_t kept = 0;
   for (const pm_line& l : lines) {
     if (!l.domain->shares_flushes()) {
       lines[kept++] = l;
       continue;
     }
+    std::vector<line_run>& runs = batch.runs;
     if (runs.size() > first_run && runs.back().domain == l.domain && runs.back().last + 1 == l.line)
       ++runs.back().last;
     else
       runs.push_back({l.domain, l.line, l.line});
   }
-  const std::uint64_t taken = lines.size() - kept;
+  const bool took = kept != lines.size();
   lines.resize(kept);
-  return taken;
-}
-}  // namespace
-
-std::uint64_t group_commit::submit(std::vector<pm_line>& lines) {
-  thread_local std::vector<line_run> runs;
-  runs.clear();
-  const std::uint64_t taken = take_shared_lines(lines, runs);
-  return runs.empty() ? 0 : enqueue(runs, 1, taken);
+  return took;
 }
 
-bool group_commit::gather(std::vector<pm_line>& lines, durability_batch& batch) {
-  const std::uint64_t taken = take_shared_lines(lines, batch.runs);
-  batch.lines += taken;
-  return taken != 0;
+bool group_commit::gather_range(const persist_domain* d, const void* p, std::size_t bytes, durability_batch& batch) {
+  if (bytes == 0 || !d->shares_flushes()) return false;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  batch.runs.push_back({d, a / persist_line_bytes, (a + bytes - 1) / persist_line_bytes});
+  return true;
 }
 
 void group_commit::hand_over(durability_batch& batch) {
   if (batch.tickets.empty()) return;
-  const std::uint64_t ticket = enqueue(batch.runs, batch.tickets.size(), batch.lines);
+  const std::uint64_t ticket = enqueue(batch.runs, batch.tickets.size());
   for (std::uint64_t* t : batch.tickets) *t = ticket;
   batch.runs.clear();
   batch.tickets.clear();
-  batch.lines = 0;
 }
 
-std::uint64_t group_commit::submit_range(const persist_domain* d, const void* p, std::size_t bytes) {
-  if (bytes == 0 || !d->shares_flushes()) return 0;
-  const auto a = reinterpret_cast<std::uintptr_t>(p);
-  const std::vector<line_run> run{{d, a / persist_line_bytes, (a + bytes - 1) / persist_line_bytes}};
-  return enqueue(run, 1, run[0].last - run[0].first + 1);
-}
-
-std::uint64_t group_commit::enqueue(const std::vector<line_run>& runs, std::uint64_t waits, std::uint64_t lines) {
+std::uint64_t group_commit::enqueue(const std::vector<line_run>& runs, std::uint64_t waits) {
   std::uint64_t ticket = 0;
   bool wake = false;
   {
@@ -81,7 +66,7 @@ std::uint64_t group_commit::enqueue(const std::vector<line_run>& runs, std::uint
     pending_.insert(pending_.end(), runs.begin(), runs.end());
     ticket = ++issued_;
     stats_.waits += waits;
-    stats_.lines += lines;
+    for (const line_run& r : runs) stats_.lines += r.last - r.first + 1;
   }
   if (wake) work_cv_.notify_one();
   return ticket;

@@ -41,7 +41,6 @@ struct line_run {
 struct durability_batch {
   std::vector<line_run> runs;
   std::vector<std::uint64_t*> tickets;  // each waiting thread's ticket, set at the hand-over
-  std::uint64_t lines = 0;
 };
 
 class group_commit {
@@ -51,18 +50,14 @@ class group_commit {
   group_commit(const group_commit&) = delete;
   group_commit& operator=(const group_commit&) = delete;
 
-  // Takes the lines of `lines` whose domain shares flushes, leaving the
-  // others for the caller to flush itself. Returns the ticket that completes
-  // once the taken lines are durable, or 0 when it took none.
-  std::uint64_t submit(std::vector<pm_line>& lines);
-  // The same for [p, p + bytes) of domain d (a range persist).
-  std::uint64_t submit_range(const persist_domain* d, const void* p, std::size_t bytes);
-
-  // As submit, but into a worker's batch: takes the lines whose domain
-  // shares flushes (leaving the others) and returns whether it took any.
-  // The caller then registers where its ticket goes (batch.tickets), which
-  // reads ticket_pending until hand_over.
+  // Takes the lines of `lines` whose domain shares flushes into a worker's
+  // batch, leaving the others for the caller to flush itself; returns
+  // whether it took any. The caller then waits on the batch
+  // (block_scheduler::wait_durable), whose ticket reads ticket_pending
+  // until hand_over.
   static bool gather(std::vector<pm_line>& lines, durability_batch& batch);
+  // The same for [p, p + bytes) of domain d (a range persist).
+  static bool gather_range(const persist_domain* d, const void* p, std::size_t bytes, durability_batch& batch);
   static constexpr std::uint64_t ticket_pending = ~std::uint64_t(0);
   // Hands every run of `batch` to the flusher under one ticket, stores the
   // ticket where each waiter reads it, and empties the batch.
@@ -87,7 +82,7 @@ class group_commit {
 
  private:
   // Takes runs under a new ticket; `waits`: threads that wait on it.
-  std::uint64_t enqueue(const std::vector<line_run>& runs, std::uint64_t waits, std::uint64_t lines);
+  std::uint64_t enqueue(const std::vector<line_run>& runs, std::uint64_t waits);
   void flusher_loop();
   // Makes every run durable: sorted, merged where their flush units touch, one
   // persist_range per merged range. Returns the number of calls made.

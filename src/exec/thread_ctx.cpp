@@ -98,10 +98,9 @@ void thread_ctx::persist_range(const void* p, std::size_t bytes, source_loc loc)
                                          "pool",
                                          bytes, p));
   if (obs_) sync_point(timed_kind::persist_range, scope::system, 0, p, bytes, loc, mem_space::pm);
-  const std::uint64_t ticket = b_->durability && !in_spin_ ? b_->durability->submit_range(d, p, bytes) : 0;
-  if (ticket != 0) {
+  if (b_->durability && !in_spin_ && detail::group_commit::gather_range(d, p, bytes, *b_->batch)) {
     prepare_to_wait();
-    b_->scheduler->wait_durable(*this, ticket);
+    b_->scheduler->wait_durable(*this, *b_->batch);
   } else {
     d->persist_range(p, bytes);
   }
@@ -111,19 +110,11 @@ void thread_ctx::persist_range(const void* p, std::size_t bytes, source_loc loc)
 }
 
 void thread_ctx::persist_grouped() {
-  if (b_->batch) {  // a worker's thread: into its round's batch
-    const bool took = detail::group_commit::gather(*pm_lines_, *b_->batch);
-    persist_lines(*pm_lines_);  // what the group left: domains that flush cheaply
-    if (!took) return;
-    prepare_to_wait();
-    b_->scheduler->wait_durable_batched(*this, *b_->batch);
-    return;
-  }
-  const std::uint64_t ticket = b_->durability->submit(*pm_lines_);
-  persist_lines(*pm_lines_);
-  if (ticket == 0) return;
+  const bool took = detail::group_commit::gather(*pm_lines_, *b_->batch);
+  persist_lines(*pm_lines_);  // what the group left: domains that flush cheaply
+  if (!took) return;
   prepare_to_wait();
-  b_->scheduler->wait_durable(*this, ticket);
+  b_->scheduler->wait_durable(*this, *b_->batch);
 }
 
 // --- observed events ---

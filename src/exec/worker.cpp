@@ -103,9 +103,8 @@ void worker::run(launch_state& L) {
       std::uint64_t linear = 0;
       if (admit && next_block(linear)) {
         block_scheduler* s = acquire();
-        s->start(L, linear, det ? &choices : nullptr);
+        s->start(L, linear, det ? &choices : nullptr, false, &batch_);
         s->set_block_source(det ? nullptr : &next_block);
-        s->set_durability_batch(&batch_);
         resident_.push_back(s);
       }
       if (resident_.empty()) break;

@@ -11,7 +11,6 @@
 #include "checkpoint_copy.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
 #include "checkpoint_layout.hpp"
-#include "content_hash.hpp"
 #include "format.hpp"
 #include "gpmx/pm/stored_value.hpp"
 
@@ -86,16 +85,6 @@ struct checkpoint::state {
     return reinterpret_cast<L::seal*>(copy_base(g, copy) + L::seal_offset(h.copy_stride));
   }
 
-  // The seal's checksum: the epoch, then each element's bytes in order,
-  // read from `element(i)` (the buffers before a save, a copy when checked).
-  template <class Element>
-  std::uint64_t seal_checksum(std::uint32_t g, std::uint64_t epoch, Element element) const {
-    const auto s = sizes(g);
-    std::uint64_t sum = content_hash(&epoch, sizeof epoch, 0x5be0cd19137e2179ull);
-    for (std::size_t i = 0; i < s.size(); ++i) sum = content_hash(element(i), s[i], sum);
-    return sum;
-  }
-
   // Whether copy `copy` holds a whole save: its seal names an epoch of its
   // parity and matches the bytes. A save cut short leaves a seal that does
   // not match (or the older save's epoch).
@@ -105,7 +94,7 @@ struct checkpoint::state {
     if (e == 0 || e % 2 != copy) return 0;
     const std::byte* base = copy_base(g, copy);
     const auto s = sizes(g);
-    const std::uint64_t sum = seal_checksum(g, e, [&](std::size_t i) { return base + L::element_offset(s, i); });
+    const std::uint64_t sum = L::seal_checksum(e, s, [&](std::size_t i) { return base + L::element_offset(s, i); });
     return sum == load_word(&seal->checksum) ? e : 0;
   }
 
@@ -285,7 +274,7 @@ void checkpoint::save(std::uint32_t g, const launch_target& ex, save_order order
     // makes, so crash tests see the same points on every file system.
     // The seal is summed from the buffers (host memory on this path): the
     // copy will hold their bytes.
-    const L::seal seal{next, s_->seal_checksum(g, next, [&](std::size_t i) { return elements[i].src; })};
+    const L::seal seal{next, L::seal_checksum(next, s_->sizes(g), [&](std::size_t i) { return elements[i].src; })};
     std::vector<pool::file_write> pieces;
     for (const copy_chunk& c : chunks) pieces.push_back({c.dst, c.src, c.bytes});
     pieces.push_back({reinterpret_cast<std::byte*>(at), reinterpret_cast<const std::byte*>(&seal), sizeof seal});
@@ -296,7 +285,7 @@ void checkpoint::save(std::uint32_t g, const launch_target& ex, save_order order
     // flip, each persisted before the next. The seal is summed from the
     // copy: a GPU's buffers may be device memory the host cannot read.
     parallel_copy(ex, chunks, s_->file.domain(), "gpmcp_checkpoint");
-    const L::seal seal{next, s_->seal_checksum(g, next, [&](std::size_t i) { return elements[i].dst; })};
+    const L::seal seal{next, L::seal_checksum(next, s_->sizes(g), [&](std::size_t i) { return elements[i].dst; })};
     store_word(&at->checksum, seal.checksum);
     store_word(&at->epoch, seal.epoch);
     s_->data[g].persist(std::uint64_t(reinterpret_cast<std::byte*>(at) - s_->data[g].data()), sizeof seal);

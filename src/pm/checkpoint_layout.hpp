@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 
+#include "content_hash.hpp"
 #include "format.hpp"
 
 namespace gpmx::pm::cp_layout {
@@ -63,6 +64,15 @@ struct seal {
   std::uint64_t checksum;  // seal_checksum of epoch and the elements
 };
 constexpr std::uint64_t seal_offset(std::uint64_t stride) { return stride - seal_bytes; }
+
+// A seal's checksum: the epoch, then the bytes of each element (of the
+// given sizes) in order, the i-th read at element(i).
+template <class Element>
+std::uint64_t seal_checksum(std::uint64_t epoch, std::span<const std::uint64_t> sizes, Element element) {
+  std::uint64_t sum = content_hash(&epoch, sizeof epoch, 0x5be0cd19137e2179ull);
+  for (std::size_t i = 0; i < sizes.size(); ++i) sum = content_hash(element(i), sizes[i], sum);
+  return sum;
+}
 
 // The epoch word on its own 128-byte line, then count and sizes.
 constexpr std::uint64_t group_record_bytes(std::uint64_t elements) {

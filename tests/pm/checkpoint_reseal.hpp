@@ -4,12 +4,10 @@
 // (the workloads' own) are then what must catch the damage.
 #include <cstring>
 #include <filesystem>
-#include <string>
-#include <vector>
+#include <span>
 
 #include "gpmx/pm/pool.hpp"
 #include "pm/checkpoint_layout.hpp"
-#include "pm/content_hash.hpp"
 
 namespace gpmx::test {
 
@@ -17,18 +15,14 @@ inline void reseal_copy(const std::filesystem::path& cp_file, std::uint64_t grou
                         std::uint64_t epoch) {
   namespace L = pm::cp_layout;
   auto p = pm::pool::open(cp_file, pm::durability::none);
-  const std::byte* meta = p.find(L::meta_region).data();
+  std::byte* meta = p.find(L::meta_region).data();
   L::header h;
   std::memcpy(&h, meta, sizeof h);
-  const std::byte* record = meta + L::header_bytes + group * h.group_record_bytes;
-  std::uint64_t count = 0;
-  std::memcpy(&count, record + 128, 8);
-  std::vector<std::uint64_t> sizes(count);
-  std::memcpy(sizes.data(), record + 136, 8 * count);
+  const L::group_words w = L::words_of(meta, h.elements, group);
+  const std::span<const std::uint64_t> sizes(w.sizes, *w.count);
   std::byte* base = p.find(L::data_region(group)).data() + copy * h.copy_stride;
-  L::seal seal{epoch, pm::content_hash(&epoch, 8, 0x5be0cd19137e2179ull)};
-  for (std::size_t i = 0; i < count; ++i)
-    seal.checksum = pm::content_hash(base + L::element_offset(sizes, i), sizes[i], seal.checksum);
+  const auto element = [&](std::size_t i) { return base + L::element_offset(sizes, i); };
+  const L::seal seal{epoch, L::seal_checksum(epoch, sizes, element)};
   std::memcpy(base + L::seal_offset(h.copy_stride), &seal, sizeof seal);
 }
 
