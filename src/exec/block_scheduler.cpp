@@ -118,7 +118,7 @@ bool block_scheduler::chain_next_block(fiber_record& rec) {
     return false;
   std::uint64_t linear = 0;
   if (!(*source_)(linear)) return false;
-  start(*L_, linear, nullptr);
+  start(*L_, linear, nullptr, false, state_.batch);  // the same worker: its batch
   rec.slot = 0;
   fibers_.push_back(&rec);  // start() forgot the carrier that is running it
   ++events_;
