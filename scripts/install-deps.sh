@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libpmem-dev
+  liburing-dev fio  # BaM: the emulated NVMe controller's I/O; fio, the raw-IOPS reference
   librocksdb-dev
   python3 python3-matplotlib  # the tests' JSON checks; gpmx sim figure's charts
   clang-14 libfuzzer-14-dev  # only for the fuzz targets (scripts/fuzz.sh)

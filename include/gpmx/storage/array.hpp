@@ -1,0 +1,95 @@
+#pragma once
+// bam::array: elements of T stored on a range of block devices, read and
+// written by kernel threads through the page cache (002_..., section 4.1).
+// Each access is warp-coalesced: the lanes that want the same page group
+// with match_any, one leader per group pins the page for the whole group,
+// and the group reads or writes its elements in the cached line. Call the
+// accessors from converged code (every active lane of the warp), as BaM's.
+#include <cstdint>
+
+#include "gpmx/exec/memory_scope.hpp"
+#include "gpmx/exec/observer.hpp"
+#include "gpmx/exec/portability.hpp"
+#include "gpmx/storage/page_cache.hpp"
+
+namespace gpmx::storage {
+
+namespace detail {
+GPMX_HD inline std::uint32_t lowest_set_lane(std::uint32_t mask) {
+  std::uint32_t b = 0;
+  while (((mask >> b) & 1u) == 0) ++b;
+  return b;
+}
+GPMX_HD inline std::uint32_t lanes_in(std::uint32_t mask) {
+  std::uint32_t n = 0;
+  for (; mask != 0; mask &= mask - 1) ++n;
+  return n;
+}
+}  // namespace detail
+
+template <class T>
+struct array_view {
+  cache_view cache;
+  std::uint32_t range = 0;
+  std::uint64_t count = 0;  // elements
+
+  GPMX_HD std::uint64_t size() const { return count; }
+
+  template <class Ctx>
+  GPMX_HD T read(Ctx& t, std::uint64_t i) const {
+    T v{};
+    with_element(t, i, false, [&](T* p) {
+      t.record_load(mem_space::global, p, sizeof(T));
+      v = *p;
+    });
+    return v;
+  }
+
+  template <class Ctx>
+  GPMX_HD void write(Ctx& t, std::uint64_t i, T v) const {
+    with_element(t, i, true, [&](T* p) {
+      *p = v;
+      t.record_store(mem_space::global, p, sizeof(T));
+    });
+  }
+
+  // Returns the old value, as CUDA's atomicAdd.
+  template <class Ctx>
+  GPMX_HD T atomic_add(Ctx& t, std::uint64_t i, T v) const {
+    T old{};
+    with_element(t, i, true, [&](T* p) { old = t.atomic_add(p, v); });
+    return old;
+  }
+
+  // One thread alone, no coalescing: the paper's naive cache baseline.
+  template <class Ctx>
+  GPMX_HD T read_alone(Ctx& t, std::uint64_t i) const {
+    const std::uint64_t byte = i * sizeof(T);
+    const std::uint64_t page = byte / cache.line_bytes;
+    const std::uint32_t slot = acquire(t, cache, range, page, 1, false);
+    const T* p = reinterpret_cast<const T*>(cache.line(slot) + byte % cache.line_bytes);
+    t.record_load(mem_space::global, p, sizeof(T));
+    const T v = *p;
+    release(t, cache, range, page, 1);
+    return v;
+  }
+
+ private:
+  template <class Ctx, class Use>
+  GPMX_HD void with_element(Ctx& t, std::uint64_t i, bool write, Use&& use) const {
+    const std::uint64_t byte = i * sizeof(T);
+    const std::uint64_t page = byte / cache.line_bytes;
+    const std::uint32_t active = t.activemask();
+    const std::uint32_t group = t.match_any(active, page);
+    const std::uint32_t leader = detail::lowest_set_lane(group);
+    const bool leads = t.lane_id() == leader;
+    std::uint32_t slot = 0;
+    if (leads) slot = acquire(t, cache, range, page, detail::lanes_in(group), write);
+    slot = t.shfl(group, slot, int(leader));
+    use(reinterpret_cast<T*>(cache.line(slot) + byte % cache.line_bytes));
+    t.syncwarp(group);  // every lane of the group is done with the line
+    if (leads) release(t, cache, range, page, detail::lanes_in(group));
+  }
+};
+
+}  // namespace gpmx::storage

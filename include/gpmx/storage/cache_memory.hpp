@@ -1,0 +1,121 @@
+#pragma once
+// The memory behind a page cache (page_cache.hpp): its lines, each slot's
+// owner, the counters, and the ranges of storage it caches. All allocated
+// up front, as BaM does; kernels get a cache_view by value.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpmx/storage/array.hpp"
+#include "gpmx/storage/block_device.hpp"
+#include "gpmx/storage/page_cache.hpp"
+
+namespace gpmx::storage {
+
+struct cache_options {
+  std::string name = "cache";
+  std::uint32_t line_bytes = 4096;  // a power of two, 512 B to 64 KiB
+  std::uint32_t lines = 1024;       // slots
+  std::uint32_t max_ranges = 64;
+};
+
+class page_cache {
+ public:
+  explicit page_cache(cache_options o = {});
+  page_cache(const page_cache&) = delete;
+  page_cache& operator=(const page_cache&) = delete;
+
+  // A range of `pages` cache lines starting at block `first_lba` of its
+  // devices, read and written through `queues` (devices.size() x
+  // queues_per_device, device-major). Returns the range's index.
+  std::uint32_t add_range(std::uint64_t pages, std::uint64_t first_lba, const std::vector<const block_device*>& devices,
+                          const std::vector<queue_pair_view>& queues, distribution layout = distribution::stripe);
+
+  // `count` elements of T over range `range` (they must fit in it).
+  template <class T>
+  array_view<T> array(std::uint32_t range, std::uint64_t count) const {
+    check_array(range, count, sizeof(T));
+    return array_view<T>{view_, range, count};
+  }
+
+  const cache_view& view() const { return view_; }
+  cache_counters counters() const;
+  const std::string& name() const { return name_; }
+  std::uint32_t line_bytes() const { return view_.line_bytes; }
+  std::uint32_t lines() const { return view_.slots; }
+  // Pages of every range that are valid and dirty (host side, between launches).
+  std::uint64_t dirty_pages() const;
+
+ private:
+  void check_array(std::uint32_t range, std::uint64_t count, std::size_t element_bytes) const;
+  struct free_deleter {
+    void operator()(void* p) const;
+  };
+  struct range_storage {
+    std::vector<std::uint32_t> state, page_slot;
+    std::vector<queue_pair_view> queues;
+    std::vector<std::string> names;
+    std::vector<const char*> name_ptrs;
+  };
+  std::string name_;
+  std::unique_ptr<std::byte, free_deleter> lines_;
+  std::vector<std::uint64_t> slot_owner_;
+  std::unique_ptr<cache_counters> counters_;
+  std::uint64_t clock_ = 0;
+  std::uint32_t read_turn_ = 0;
+  std::vector<range_view> ranges_;  // capacity fixed at max_ranges: views keep pointing at it
+  std::vector<std::unique_ptr<range_storage>> storage_;
+  cache_view view_;
+};
+
+// Kernel: writes back every dirty line (one thread per slot, grid-strided).
+struct write_back_kernel {
+  template <class Ctx>
+  GPMX_HD void operator()(Ctx& t, cache_view c) const {
+    for (std::uint64_t s = t.global_id(); s < c.slots; s += t.global_count()) {
+      const std::uint64_t o = t.atomic_load(&c.slot_owner[s], memory_order::acquire);
+      if (o == 0 || (o & slot_claimed) != 0) continue;
+      write_back(t, c, std::uint32_t((o - 1) >> 40), (o - 1) & ((1ull << 40) - 1));
+    }
+  }
+};
+
+// Kernel: one FLUSH command per device of every range (thread i: the i-th).
+struct device_flush_kernel {
+  template <class Ctx>
+  GPMX_HD void operator()(Ctx& t, cache_view c) const {
+    std::uint64_t i = t.global_id();
+    for (std::uint32_t r = 0; r < c.range_count; ++r) {
+      if (i < c.ranges[r].devices) {
+        const queue_pair_view& q = c.ranges[r].queues[i * c.ranges[r].queues_per_device];
+        const nvme_completion done = await_completion(t, q, submit(t, q, make_flush_command()));
+        if (done.status_code() != 0) {
+#if defined(__CUDA_ARCH__)
+          __trap();
+#else
+          throw_command_failed(c.ranges[r].device_names[i], std::uint8_t(nvme_opcode::flush), 0, 0,
+                               done.status_code());
+#endif
+        }
+        return;
+      }
+      i -= c.ranges[r].devices;
+    }
+  }
+};
+
+// Writes every dirty line back and makes the devices durable (FLUSH), with
+// kernels on `ex` (whose controllers must be attached).
+template <class Launcher>
+void flush(Launcher& ex, const page_cache& cache) {
+  const cache_view& c = cache.view();
+  const std::uint32_t threads = 128;
+  ex.launch({dim3((c.slots + threads - 1) / threads), dim3(threads), 0, "bam_write_back"}, write_back_kernel{}, c);
+  std::uint32_t devices = 0;
+  for (std::uint32_t r = 0; r < c.range_count; ++r) devices += c.ranges[r].devices;
+  if (devices != 0) ex.launch({dim3(1), dim3(devices), 0, "bam_device_flush"}, device_flush_kernel{}, c);
+}
+
+}  // namespace gpmx::storage

@@ -1,0 +1,74 @@
+#pragma once
+// An emulated NVMe controller: an agent (exec/agent.hpp) beside kernel
+// launches that serves queue pairs kernel threads fill. Each step it reaps
+// finished I/O, posts completions (out of order, with the command id, the
+// phase tag and the submission queue head), fetches the commands the
+// doorbells expose and hands them to io_uring on the device's file.
+//
+// Checked, not trusted: a command past the device's end, an unknown opcode
+// or a zero buffer completes with an error status; a failed or short
+// read or write completes with a data transfer error. The kernel thread
+// that waits for it raises the error (page_cache.hpp).
+//
+// Under the parallel schedule the controller runs on its own OS thread and
+// completions arrive as the device finishes them. Under the deterministic
+// schedule (`deterministic`), each step waits for all the I/O it issued and
+// posts the completions in an order drawn from its seed, so a run is a
+// function of the seeds.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpmx/exec/agent.hpp"
+#include "gpmx/storage/block_device.hpp"
+#include "gpmx/storage/queue_pair.hpp"
+
+namespace gpmx::storage {
+
+struct controller_options {
+  std::uint32_t ring_entries = 256;  // io_uring submission entries (I/O in flight at most)
+  bool deterministic = false;
+  std::uint64_t seed = 1;
+};
+
+struct controller_counters {
+  std::uint64_t commands = 0;
+  std::uint64_t reads = 0;
+  std::uint64_t writes = 0;
+  std::uint64_t flushes = 0;
+  std::uint64_t errors = 0;  // completions posted with a non-zero status
+  std::uint64_t bytes_read = 0;
+  std::uint64_t bytes_written = 0;
+};
+
+class controller final : public agent {
+ public:
+  controller(block_device& device, std::vector<queue_pair_view> queues, controller_options o = {});
+  ~controller() override;
+  controller(const controller&) = delete;
+  controller& operator=(const controller&) = delete;
+
+  step_result step() override;
+  std::string_view name() const override { return name_; }
+  const controller_counters& counters() const { return counters_; }
+  const block_device& device() const { return device_; }
+
+ private:
+  struct impl;
+  bool reap();
+  bool post_ready();
+  bool fetch();
+  void start(std::uint32_t queue, const nvme_command& c);
+  void wait_for_io(bool all);
+  std::size_t in_flight_count() const;
+
+  block_device& device_;
+  std::string name_;
+  controller_counters counters_;
+  bool deterministic_ = false;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace gpmx::storage
