@@ -109,3 +109,14 @@ std::uint64_t page_cache::dirty_pages() const {
 }
 
 }  // namespace gpmx::storage
+
+namespace gpmx::storage {
+
+std::string page_cache::describe_all_pinned(const std::string& deadlock) const {
+  return fmt::format("cache '{}' ({} lines of {} bytes): every line was pinned while threads waited for one; "
+                     "threads hold more pages pinned at once than the cache has lines (give it more lines, or "
+                     "release cursors before taking new ones). The executor's report: {}",
+                     name_, view_.slots, view_.line_bytes, deadlock);
+}
+
+}  // namespace gpmx::storage

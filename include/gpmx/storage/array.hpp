@@ -92,4 +92,60 @@ struct array_view {
   }
 };
 
+// Reference reuse (BaM's bam_ptr): one thread's cursor over an array that
+// keeps the page of its last element pinned while the index stays inside
+// it, so repeated accesses skip the probe. The page is marked dirty only
+// when the cursor writes. Call done() before the thread ends (or moves on
+// to other work), or the page stays pinned.
+template <class T>
+class array_cursor {
+ public:
+  GPMX_HD explicit array_cursor(const array_view<T>& a) : a_(a) {}
+
+  template <class Ctx>
+  GPMX_HD T read(Ctx& t, std::uint64_t i) {
+    const T* p = at(t, i, false);
+    t.record_load(mem_space::global, p, sizeof(T));
+    return *p;
+  }
+  template <class Ctx>
+  GPMX_HD void write(Ctx& t, std::uint64_t i, T v) {
+    T* p = at(t, i, true);
+    *p = v;
+    t.record_store(mem_space::global, p, sizeof(T));
+  }
+  template <class Ctx>
+  GPMX_HD void done(Ctx& t) {
+    if (pinned_) release(t, a_.cache, a_.range, page_, 1);
+    pinned_ = false;
+  }
+  GPMX_HD std::uint64_t probes() const { return probes_; }
+
+ private:
+  template <class Ctx>
+  GPMX_HD T* at(Ctx& t, std::uint64_t i, bool write) {
+    const std::uint64_t byte = i * sizeof(T);
+    const std::uint64_t page = byte / a_.cache.line_bytes;
+    if (!pinned_ || page != page_) {
+      done(t);
+      slot_ = acquire(t, a_.cache, a_.range, page, 1, write);
+      page_ = page;
+      pinned_ = true;
+      dirty_ = write;
+      ++probes_;
+    } else if (write && !dirty_) {
+      t.atomic_or(&a_.cache.ranges[a_.range].state[page], page_dirty, memory_order::relaxed);
+      dirty_ = true;
+    }
+    return reinterpret_cast<T*>(a_.cache.line(slot_) + byte % a_.cache.line_bytes);
+  }
+
+  array_view<T> a_;
+  std::uint64_t page_ = 0;
+  std::uint64_t probes_ = 0;
+  std::uint32_t slot_ = 0;
+  bool pinned_ = false;
+  bool dirty_ = false;
+};
+
 }  // namespace gpmx::storage

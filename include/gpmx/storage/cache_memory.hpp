@@ -6,8 +6,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "gpmx/exec/errors.hpp"
+#include "gpmx/exec/launch_config.hpp"
 #include "gpmx/storage/array.hpp"
 #include "gpmx/storage/block_device.hpp"
 #include "gpmx/storage/page_cache.hpp"
@@ -47,6 +50,8 @@ class page_cache {
   std::uint32_t lines() const { return view_.slots; }
   // Pages of every range that are valid and dirty (host side, between launches).
   std::uint64_t dirty_pages() const;
+  // The message of a deadlock in which every line was pinned.
+  std::string describe_all_pinned(const std::string& deadlock) const;
 
  private:
   void check_array(std::uint32_t range, std::uint64_t count, std::size_t element_bytes) const;
@@ -105,6 +110,20 @@ struct device_flush_kernel {
     }
   }
 };
+
+// Launches a kernel that uses `cache`; a deadlock in which loaders found
+// every line of the cache pinned is reported as the cache's, naming it and
+// its size (threads hold more pages pinned than it has lines).
+template <class Launcher, class Kernel, class... Args>
+void launch(Launcher& ex, const page_cache& cache, const launch_config& cfg, Kernel k, Args&&... args) {
+  const std::uint64_t before = cache.counters().pinned_sweeps;
+  try {
+    ex.launch(cfg, k, std::forward<Args>(args)...);
+  } catch (const deadlock_error& e) {
+    if (cache.counters().pinned_sweeps == before) throw;
+    throw storage_error(error_code::capacity, cache.describe_all_pinned(e.what()));
+  }
+}
 
 // Writes every dirty line back and makes the devices durable (FLUSH), with
 // kernels on `ex` (whose controllers must be attached).

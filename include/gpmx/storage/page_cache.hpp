@@ -46,6 +46,7 @@ struct cache_counters {
   std::uint64_t reads = 0;        // READ commands issued
   std::uint64_t writes = 0;       // WRITE commands issued
   std::uint64_t full_sweeps = 0;  // times a loader found every line pinned or busy and waited
+  std::uint64_t pinned_sweeps = 0;  // of those, sweeps in which every line was pinned
 };
 
 // One range of backing storage: its pages' state words and slots.
@@ -129,6 +130,7 @@ template <class Ctx>
 GPMX_HD std::uint32_t take_slot(Ctx& t, const cache_view& c) {
   std::uint32_t taken = 0;
   t.spin_wait([&] {
+    std::uint32_t pinned = 0;
     for (std::uint32_t probe = 0; probe < c.slots; ++probe) {
       const std::uint32_t s = std::uint32_t(t.atomic_add(c.clock, std::uint64_t{1}, memory_order::relaxed) % c.slots);
       std::uint64_t* owner = &c.slot_owner[s];
@@ -145,6 +147,7 @@ GPMX_HD std::uint32_t take_slot(Ctx& t, const cache_view& c) {
       const std::uint64_t vpage = (o - 1) & ((1ull << 40) - 1);
       std::uint32_t* vstate = &vr.state[vpage];
       const std::uint32_t v = t.atomic_load(vstate, memory_order::acquire);
+      if ((v & page_refs) != 0) ++pinned;
       if ((v & page_refs) != 0 || (v & page_busy) != 0 || (v & page_valid) == 0) continue;
       // Pinning adds to the count first, so this fails if anyone pinned it since.
       if (t.atomic_cas(vstate, v, page_busy, memory_order::acq_rel) != v) continue;
@@ -163,6 +166,7 @@ GPMX_HD std::uint32_t take_slot(Ctx& t, const cache_view& c) {
       return true;
     }
     count(t, &c.counters->full_sweeps);
+    if (pinned == c.slots) count(t, &c.counters->pinned_sweeps);
     return false;  // every line pinned or busy: let their holders run
   });
   return taken;
