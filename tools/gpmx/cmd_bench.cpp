@@ -9,6 +9,7 @@
 #include "gpmx/bench/exec_bench.hpp"
 #include "gpmx/bench/pm_bench.hpp"
 #include "gpmx/bench/pm_checkpoint_bench.hpp"
+#include "gpmx/bench/storage_bench.hpp"
 #include "gpmx/exec/errors.hpp"
 #include "cli_args.hpp"
 
@@ -69,6 +70,38 @@ void register_bench_pm(CLI::App& bench) {
   });
 }
 
+void register_bench_storage(CLI::App& bench) {
+  auto* cmd = bench.add_subcommand("storage", "Benchmark GPU-initiated storage: random reads through the NVMe queues vs fio");
+  struct args {
+    bench::storage_bench_options o;
+    bool json = false, no_fio = false;
+    std::string out;
+  };
+  auto a = std::make_shared<args>();
+  cmd->add_option("--dir", a->o.dir, "directory for the backing file (default: the temporary directory)");
+  cmd->add_option("--file-mib", a->o.file_mib, "backing file size in MiB")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--block", a->o.block_bytes, "read sizes in bytes (512 or 4096)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({512u, 4096u}));
+  cmd->add_option("--threads", a->o.threads, "kernel thread counts")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--queues", a->o.queues, "queue pairs")->capture_default_str()->check(CLI::Range(1u, 1024u));
+  cmd->add_option("--depth", a->o.depth, "entries per queue")->capture_default_str()->check(CLI::Range(2u, 65536u));
+  cmd->add_option("--ring-entries", a->o.ring_entries, "the controller's reads in flight at most")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 4096u));
+  cmd->add_option("--reads", a->o.reads_per_thread, "reads per thread")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--workers", a->o.workers, "executor workers (0: every core)")->capture_default_str();
+  cmd->add_option("--repeat", a->o.repeat, "measured runs per row (median reported)")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_flag("--no-fio", a->no_fio, "skip the fio reference");
+  cmd->add_flag("--json", a->json, "print JSON instead of a table");
+  cmd->add_option("--out", a->out, "also write the JSON to this file");
+  cmd->callback([a] {
+    a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
+    a->o.fio = !a->no_fio;
+    print_results(bench::run_storage_benchmarks(a->o), a->json, a->out);
+  });
+}
+
 }  // namespace
 
 void register_bench(CLI::App& app) {
@@ -93,6 +126,7 @@ void register_bench(CLI::App& app) {
     print_results(bench::run_exec_benchmarks(a->o), a->json, a->out);
   });
   register_bench_pm(*bench);
+  register_bench_storage(*bench);
   register_bench_workloads(*bench);
   register_bench_workload_checkpoints(*bench);
   register_bench_check(*bench);

@@ -1,0 +1,128 @@
+#include "gpmx/bench/storage_bench.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/storage/block_device.hpp"
+#include "gpmx/storage/controller.hpp"
+#include "gpmx/storage/queue_memory.hpp"
+#include "gpmx/storage/storage_error.hpp"
+#include "gpmx/support/child_process.hpp"
+#include "gpmx/support/hash_mix.hpp"
+#include "gpmx/support/scratch_dir.hpp"
+
+namespace gpmx::bench {
+
+namespace {
+namespace st = gpmx::storage;
+
+// Thread g's k-th read: a random block-aligned offset into its own buffer.
+struct random_reads {
+  template <class Ctx>
+  void operator()(Ctx& t, const st::queue_pair_view* queues, std::uint32_t nqueues, std::byte* buffers,
+                  std::uint32_t block_bytes, std::uint32_t lbas_per_block, std::uint64_t blocks, std::uint32_t reads,
+                  std::uint32_t* failed) const {
+    const std::uint64_t g = t.global_id();
+    const st::queue_pair_view& q = queues[(g / 32) % nqueues];
+    for (std::uint32_t k = 0; k < reads; ++k) {
+      const std::uint64_t lba = mix64(g * 1000003 + k) % blocks * lbas_per_block;
+      const auto cmd = st::make_io_command(st::nvme_opcode::read, lba, lbas_per_block, buffers + g * block_bytes);
+      if (st::await_completion(t, q, st::submit(t, q, cmd)).status_code() != 0) t.atomic_add(failed, 1u);
+    }
+  }
+};
+
+void make_file(const std::filesystem::path& p, std::uint64_t bytes) {
+  std::ofstream out(p, std::ios::binary);
+  std::vector<char> chunk(1 << 20);
+  for (std::size_t i = 0; i < chunk.size(); ++i) chunk[i] = char(mix64(i) & 0xff);
+  for (std::uint64_t done = 0; done < bytes; done += chunk.size()) out.write(chunk.data(), std::streamsize(chunk.size()));
+  if (!out) throw error(error_code::io, fmt::format("bench storage: cannot write {}", p.string()));
+}
+
+// fio's random-read IOPS on `file`; 0 when fio is missing or fails.
+double fio_iops(const std::filesystem::path& file, const std::filesystem::path& out, std::uint32_t block,
+                std::uint32_t depth, bool direct, unsigned seconds) {
+  const std::string cmd = fmt::format(
+      "fio --name=randread --filename='{}' --rw=randread --bs={} --ioengine=io_uring --iodepth={} --direct={} "
+      "--time_based --runtime={} --norandommap --randrepeat=0 --output-format=json --output='{}' >/dev/null 2>&1",
+      file.string(), block, depth, direct ? 1 : 0, seconds, out.string());
+  if (!run_shell(cmd).exited_with(0)) return 0;
+  std::ifstream in(out);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.contains("jobs") || j["jobs"].empty()) return 0;
+  return j["jobs"][0]["read"]["iops"].get<double>();
+}
+
+}  // namespace
+
+std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
+  if (o.queues == 0 || o.depth < 2 || o.reads_per_thread == 0 || o.repeat == 0 || o.file_mib == 0)
+    throw error(error_code::config, "bench storage: queues, reads per thread, repeat and file size must be positive, "
+                                    "depth at least 2");
+  scratch_dir dir(o.dir, "bench-storage");
+  const auto file = dir / "device";
+  if (o.progress) o.progress(fmt::format("writing a {} MiB backing file", o.file_mib));
+  make_file(file, o.file_mib << 20);
+  std::vector<result> rows;
+  for (const std::uint32_t block : o.block_bytes) {
+    st::block_device device(file, "bench", {.lba_bytes = 512});
+    const std::uint32_t lbas_per_block = block / 512;
+    const std::uint64_t blocks = device.blocks() / lbas_per_block;
+    const std::uint32_t in_flight = std::min(o.ring_entries, o.queues * (o.depth - 1));
+    // fio first: gpmx's executor threads must not exist while it forks.
+    double fio = 0;
+    if (o.fio) {
+      if (o.progress) o.progress(fmt::format("fio randread {} B at depth {}", block, in_flight));
+      std::vector<double> runs;
+      for (unsigned r = 0; r < o.repeat; ++r) runs.push_back(fio_iops(file, dir / "fio.json", block, in_flight, device.direct(), 2));
+      fio = median(runs);
+      result row = make_result(fmt::format("fio_randread_{}", block), {}, "fio io_uring, same file, block and depth");
+      row.metrics["iops"] = fio;
+      row.metrics["in_flight"] = in_flight;
+      rows.push_back(row);
+    }
+    for (const std::uint32_t threads : o.threads) {
+      if (o.progress) o.progress(fmt::format("queues randread {} B, {} threads", block, threads));
+      cpu::executor ex({.workers = o.workers});
+      std::vector<std::unique_ptr<st::queue_pair_memory>> memory;
+      std::vector<st::queue_pair_view> queues;
+      for (std::uint32_t q = 0; q < o.queues; ++q) {
+        memory.push_back(std::make_unique<st::queue_pair_memory>(std::uint16_t(q + 1), st::queue_options{.depth = o.depth}));
+        queues.push_back(memory.back()->view());
+      }
+      st::controller ctl(device, queues, {.ring_entries = o.ring_entries});
+      auto on = ex.attach(ctl);
+      std::unique_ptr<std::byte, void (*)(void*)> buffers(
+          static_cast<std::byte*>(std::aligned_alloc(4096, std::size_t(threads) * block)), std::free);
+      std::uint32_t failed = 0;
+      const std::uint32_t per_block = std::min<std::uint32_t>(threads, 256);
+      auto runs = time_runs(1, o.repeat, [&] {
+        ex.launch({dim3((threads + per_block - 1) / per_block), dim3(per_block), 0, "random_reads"}, random_reads{},
+                  queues.data(), o.queues, buffers.get(), block, lbas_per_block, blocks, o.reads_per_thread, &failed);
+      });
+      if (failed != 0)
+        throw st::storage_error(error_code::io, fmt::format("bench storage: {} reads failed", failed));
+      result row = make_result(fmt::format("queues_randread_{}_t{}", block, threads), runs,
+                               "kernel threads reading through the NVMe queues");
+      const double reads = double(threads) * o.reads_per_thread;
+      row.metrics["iops"] = reads / (row.median_ns * 1e-9);
+      row.metrics["mib_per_s"] = row.metrics["iops"] * block / double(1 << 20);
+      row.metrics["in_flight_max"] = std::min<double>(threads, in_flight);
+      row.metrics["direct"] = device.direct() ? 1 : 0;
+      if (fio > 0) row.metrics["ratio_vs_fio"] = row.metrics["iops"] / fio;
+      rows.push_back(row);
+    }
+  }
+  return rows;
+}
+
+}  // namespace gpmx::bench
