@@ -172,7 +172,8 @@ void block_scheduler::suspend(thread_ctx& t, wait_kind why) {
   rec.wait = why;
   ++state_.suspended;
   const std::uint32_t w = t.warp_id();
-  warps_[w].parked |= 1u << t.lane_id();
+  // A lane that only yields (a scheduling point) stays runnable: not parked.
+  if (why != wait_kind::yield) warps_[w].parked |= 1u << t.lane_id();
   if (why == wait_kind::spin || why == wait_kind::durability) spinning_.push_back(&rec);
   else if (why == wait_kind::timed) {}  // the timed engine resumes it through its warp slot
   else if (why == wait_kind::yield) runnable_.push_back(&rec);
@@ -182,7 +183,14 @@ void block_scheduler::suspend(thread_ctx& t, wait_kind why) {
   suspend_fiber(rec, sched_);
 }
 
-void block_scheduler::wake(fiber_record* rec) { runnable_.push_back(rec); }
+// A woken lane is no longer waiting: activemask() must wait for it to stop
+// again (a lane that left a warp collective and runs on to an activemask()
+// of its own would otherwise find its runnable siblings counted as parked,
+// and get a mask of itself alone).
+void block_scheduler::wake(fiber_record* rec) {
+  warps_[rec->thread->warp_id()].parked &= ~(1u << rec->thread->lane_id());
+  runnable_.push_back(rec);
+}
 
 // --- block barrier ---
 

@@ -90,6 +90,27 @@ TEST(WarpOps, AfterLanesExitActivemaskNamesTheRest) {
   }
 }
 
+// Lanes leave a collective together and run on, one after another, to an
+// activemask(): each must wait for its siblings that were woken but have
+// not run yet, and get the whole warp.
+struct activemask_after_collective {
+  template <class Ctx>
+  void operator()(Ctx& t, std::uint32_t* out) const {
+    const std::uint32_t b = t.ballot(0xffffffffu, 1);
+    out[t.global_id()] = t.activemask() & b;
+  }
+};
+
+TEST(WarpOps, ActivemaskAfterACollectiveWaitsForTheWokenLanes) {
+  for (auto opts : {cpu::executor_options{.workers = 2},
+                    cpu::executor_options{.policy = cpu::schedule::deterministic, .seed = 3}}) {
+    cpu::executor ex(opts);
+    std::vector<std::uint32_t> out(128, 0);
+    ex.launch({dim3(2), dim3(64)}, activemask_after_collective{}, out.data());
+    for (std::uint32_t g = 0; g < out.size(); ++g) EXPECT_EQ(out[g], 0xffffffffu) << "thread " << g;
+  }
+}
+
 TEST(WarpOps, ShuffleReductionSumsAWarp) {
   cpu::executor ex({.workers = 2});
   std::vector<std::uint32_t> in(4096);
