@@ -1,6 +1,7 @@
 #include "gpmx/bench/storage_bench.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,8 @@
 
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/storage/block_device.hpp"
+#include "gpmx/storage/cache_memory.hpp"
+#include "gpmx/storage/warp_cursor.hpp"
 #include "gpmx/storage/controller.hpp"
 #include "gpmx/storage/queue_memory.hpp"
 #include "gpmx/storage/storage_error.hpp"
@@ -24,19 +27,40 @@ namespace gpmx::bench {
 namespace {
 namespace st = gpmx::storage;
 
-// Thread g's k-th read: a random block-aligned offset into its own buffer.
-struct random_reads {
+// Thread g's k-th command: a random block-aligned offset, or the next block
+// of its own sequential stream; into or out of its own buffer.
+struct block_io_kernel {
   template <class Ctx>
   void operator()(Ctx& t, const st::queue_pair_view* queues, std::uint32_t nqueues, std::byte* buffers,
-                  std::uint32_t block_bytes, std::uint32_t lbas_per_block, std::uint64_t blocks, std::uint32_t reads,
-                  std::uint32_t* failed) const {
+                  std::uint32_t block_bytes, std::uint32_t lbas_per_block, std::uint64_t blocks, std::uint32_t ios,
+                  bool sequential, bool write, std::uint32_t* failed) const {
     const std::uint64_t g = t.global_id();
     const st::queue_pair_view& q = queues[(g / 32) % nqueues];
-    for (std::uint32_t k = 0; k < reads; ++k) {
-      const std::uint64_t lba = mix64(g * 1000003 + k) % blocks * lbas_per_block;
-      const auto cmd = st::make_io_command(st::nvme_opcode::read, lba, lbas_per_block, buffers + g * block_bytes);
+    const st::nvme_opcode op = write ? st::nvme_opcode::write : st::nvme_opcode::read;
+    for (std::uint32_t k = 0; k < ios; ++k) {
+      // Sequential: consecutive threads take consecutive blocks, as lanes of a warp would.
+      const std::uint64_t block = sequential ? (std::uint64_t(k) * t.global_count() + g) % blocks : mix64(g * 1000003 + k) % blocks;
+      const auto cmd = st::make_io_command(op, block * lbas_per_block, lbas_per_block, buffers + g * block_bytes);
       if (st::await_completion(t, q, st::submit(t, q, cmd)).status_code() != 0) t.atomic_add(failed, 1u);
     }
+  }
+};
+
+// Reads of an array that fits the cache, after a first pass loaded it: the
+// hit path alone (probe, pin, read, release), coalesced, per thread, or
+// through a warp cursor.
+struct hit_path_kernel {
+  template <class Ctx>
+  void operator()(Ctx& t, st::array_view<std::uint64_t> a, std::uint32_t reads, std::uint32_t how,
+                  std::uint64_t* sums) const {
+    std::uint64_t sum = 0;
+    st::warp_cursor<std::uint64_t> c(a);
+    for (std::uint32_t k = 0; k < reads; ++k) {
+      const std::uint64_t i = (std::uint64_t(k) * t.global_count() + t.global_id()) % a.size();
+      sum += how == 0 ? a.read(t, i) : how == 1 ? a.read_alone(t, i) : c.read(t, i);
+    }
+    c.done(t);
+    sums[t.global_id()] = sum;
   }
 };
 
@@ -49,22 +73,26 @@ void make_file(const std::filesystem::path& p, std::uint64_t bytes) {
 }
 
 // fio's random-read IOPS on `file`; 0 when fio is missing or fails.
-double fio_iops(const std::filesystem::path& file, const std::filesystem::path& out, std::uint32_t block,
-                std::uint32_t depth, bool direct, unsigned seconds) {
+double fio_iops(const std::filesystem::path& file, const std::filesystem::path& out, const std::string& pattern,
+                std::uint32_t block, std::uint32_t depth, bool direct, unsigned seconds) {
   const std::string cmd = fmt::format(
-      "fio --name=randread --filename='{}' --rw=randread --bs={} --ioengine=io_uring --iodepth={} --direct={} "
+      "fio --name=bench --filename='{}' --rw={} --bs={} --ioengine=io_uring --iodepth={} --direct={} "
       "--time_based --runtime={} --norandommap --randrepeat=0 --output-format=json --output='{}' >/dev/null 2>&1",
-      file.string(), block, depth, direct ? 1 : 0, seconds, out.string());
+      file.string(), pattern, block, depth, direct ? 1 : 0, seconds, out.string());
   if (!run_shell(cmd).exited_with(0)) return 0;
   std::ifstream in(out);
   const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
   if (j.is_discarded() || !j.contains("jobs") || j["jobs"].empty()) return 0;
-  return j["jobs"][0]["read"]["iops"].get<double>();
+  const bool write = pattern.find("write") != std::string::npos;
+  return j["jobs"][0][write ? "write" : "read"]["iops"].get<double>();
 }
 
 }  // namespace
 
 std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
+  for (const std::string& p : o.patterns)
+    if (p != "randread" && p != "read" && p != "randwrite" && p != "write")
+      throw error(error_code::config, fmt::format("bench storage: pattern '{}' is not randread, read, randwrite or write", p));
   if (o.queues == 0 || o.depth < 2 || o.reads_per_thread == 0 || o.repeat == 0 || o.file_mib == 0)
     throw error(error_code::config, "bench storage: queues, reads per thread, repeat and file size must be positive, "
                                     "depth at least 2");
@@ -73,52 +101,96 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
   if (o.progress) o.progress(fmt::format("writing a {} MiB backing file", o.file_mib));
   make_file(file, o.file_mib << 20);
   std::vector<result> rows;
-  for (const std::uint32_t block : o.block_bytes) {
-    st::block_device device(file, "bench", {.lba_bytes = 512});
-    const std::uint32_t lbas_per_block = block / 512;
-    const std::uint64_t blocks = device.blocks() / lbas_per_block;
-    const std::uint32_t in_flight = std::min(o.ring_entries, o.queues * (o.depth - 1));
-    // fio first: gpmx's executor threads must not exist while it forks.
-    double fio = 0;
-    if (o.fio) {
-      if (o.progress) o.progress(fmt::format("fio randread {} B at depth {}", block, in_flight));
-      std::vector<double> runs;
-      for (unsigned r = 0; r < o.repeat; ++r) runs.push_back(fio_iops(file, dir / "fio.json", block, in_flight, device.direct(), 2));
-      fio = median(runs);
-      result row = make_result(fmt::format("fio_randread_{}", block), {}, "fio io_uring, same file, block and depth");
-      row.metrics["iops"] = fio;
-      row.metrics["in_flight"] = in_flight;
-      rows.push_back(row);
-    }
-    for (const std::uint32_t threads : o.threads) {
-      if (o.progress) o.progress(fmt::format("queues randread {} B, {} threads", block, threads));
-      cpu::executor ex({.workers = o.workers});
-      std::vector<std::unique_ptr<st::queue_pair_memory>> memory;
-      std::vector<st::queue_pair_view> queues;
-      for (std::uint32_t q = 0; q < o.queues; ++q) {
-        memory.push_back(std::make_unique<st::queue_pair_memory>(std::uint16_t(q + 1), st::queue_options{.depth = o.depth}));
-        queues.push_back(memory.back()->view());
+  for (const std::string& pattern : o.patterns) {
+    const bool sequential = pattern == "read" || pattern == "write";
+    const bool write = pattern == "write" || pattern == "randwrite";
+    for (const std::uint32_t block : o.block_bytes) {
+      st::block_device device(file, "bench", {.lba_bytes = 512});
+      const std::uint32_t lbas_per_block = block / 512;
+      const std::uint64_t blocks = device.blocks() / lbas_per_block;
+      const std::uint32_t in_flight = std::min(o.ring_entries, o.queues * (o.depth - 1));
+      // fio first: gpmx's executor threads must not exist while it forks.
+      double fio = 0;
+      if (o.fio) {
+        if (o.progress) o.progress(fmt::format("fio {} {} B at depth {}", pattern, block, in_flight));
+        std::vector<double> runs;
+        for (unsigned r = 0; r < o.repeat; ++r)
+          runs.push_back(fio_iops(file, dir / "fio.json", pattern, block, in_flight, device.direct(), 2));
+        fio = median(runs);
+        result row = make_result(fmt::format("fio_{}_{}", pattern, block), {}, "fio io_uring, same file, block and depth");
+        row.metrics["iops"] = fio;
+        row.metrics["in_flight"] = in_flight;
+        rows.push_back(row);
       }
-      st::controller ctl(device, queues, {.ring_entries = o.ring_entries});
-      auto on = ex.attach(ctl);
-      std::unique_ptr<std::byte, void (*)(void*)> buffers(
-          static_cast<std::byte*>(std::aligned_alloc(4096, std::size_t(threads) * block)), std::free);
-      std::uint32_t failed = 0;
-      const std::uint32_t per_block = std::min<std::uint32_t>(threads, 256);
-      auto runs = time_runs(1, o.repeat, [&] {
-        ex.launch({dim3((threads + per_block - 1) / per_block), dim3(per_block), 0, "random_reads"}, random_reads{},
-                  queues.data(), o.queues, buffers.get(), block, lbas_per_block, blocks, o.reads_per_thread, &failed);
-      });
-      if (failed != 0)
-        throw st::storage_error(error_code::io, fmt::format("bench storage: {} reads failed", failed));
-      result row = make_result(fmt::format("queues_randread_{}_t{}", block, threads), runs,
-                               "kernel threads reading through the NVMe queues");
-      const double reads = double(threads) * o.reads_per_thread;
-      row.metrics["iops"] = reads / (row.median_ns * 1e-9);
-      row.metrics["mib_per_s"] = row.metrics["iops"] * block / double(1 << 20);
-      row.metrics["in_flight_max"] = std::min<double>(threads, in_flight);
-      row.metrics["direct"] = device.direct() ? 1 : 0;
-      if (fio > 0) row.metrics["ratio_vs_fio"] = row.metrics["iops"] / fio;
+      for (const std::uint32_t threads : o.threads) {
+        if (o.progress) o.progress(fmt::format("queues {} {} B, {} threads", pattern, block, threads));
+        cpu::executor ex({.workers = o.workers});
+        std::vector<std::unique_ptr<st::queue_pair_memory>> memory;
+        std::vector<st::queue_pair_view> queues;
+        for (std::uint32_t q = 0; q < o.queues; ++q) {
+          memory.push_back(std::make_unique<st::queue_pair_memory>(std::uint16_t(q + 1), st::queue_options{.depth = o.depth}));
+          queues.push_back(memory.back()->view());
+        }
+        st::controller ctl(device, queues, {.ring_entries = o.ring_entries});
+        auto on = ex.attach(ctl);
+        const std::size_t buffer_bytes = std::size_t(threads) * block;
+        std::unique_ptr<std::byte, void (*)(void*)> buffers(static_cast<std::byte*>(std::aligned_alloc(4096, buffer_bytes)),
+                                                            std::free);
+        std::memset(buffers.get(), 0x5a, buffer_bytes);
+        std::uint32_t failed = 0;
+        const std::uint32_t per_block = std::min<std::uint32_t>(threads, 256);
+        auto runs = time_runs(1, o.repeat, [&] {
+          ex.launch({dim3((threads + per_block - 1) / per_block), dim3(per_block), 0, "block_io"}, block_io_kernel{},
+                    queues.data(), o.queues, buffers.get(), block, lbas_per_block, blocks, o.reads_per_thread, sequential,
+                    write, &failed);
+        });
+        if (failed != 0) throw st::storage_error(error_code::io, fmt::format("bench storage: {} commands failed", failed));
+        result row = make_result(fmt::format("queues_{}_{}_t{}", pattern, block, threads), runs,
+                                 "kernel threads issuing commands through the NVMe queues");
+        const double ios = double(threads) * o.reads_per_thread;
+        row.metrics["iops"] = ios / (row.median_ns * 1e-9);
+        row.metrics["mib_per_s"] = row.metrics["iops"] * block / double(1 << 20);
+        row.metrics["in_flight_max"] = std::min<double>(threads, in_flight);
+        row.metrics["direct"] = device.direct() ? 1 : 0;
+        if (fio > 0) row.metrics["ratio_vs_fio"] = row.metrics["iops"] / fio;
+        rows.push_back(row);
+      }
+    }
+  }
+  if (o.hit_path) {
+    // An array of 4 MiB (or the file) in a cache that holds all of it.
+    st::block_device device(file, "bench", {.lba_bytes = 512});
+    const std::uint64_t pages = std::min<std::uint64_t>(1024, device.blocks() / 8);
+    cpu::executor ex({.workers = o.workers});
+    std::vector<std::unique_ptr<st::queue_pair_memory>> memory;
+    std::vector<st::queue_pair_view> queues;
+    for (std::uint32_t q = 0; q < o.queues; ++q) {
+      memory.push_back(std::make_unique<st::queue_pair_memory>(std::uint16_t(q + 1), st::queue_options{.depth = o.depth}));
+      queues.push_back(memory.back()->view());
+    }
+    st::controller ctl(device, queues, {.ring_entries = o.ring_entries});
+    auto on = ex.attach(ctl);
+    st::page_cache cache({.name = "hit-path", .line_bytes = 4096, .lines = std::uint32_t(pages)});
+    const auto a = cache.array<std::uint64_t>(cache.add_range(pages, 0, {&device}, queues), pages * 512);
+    const std::uint32_t threads = o.threads.empty() ? 4096 : *std::max_element(o.threads.begin(), o.threads.end());
+    const std::uint32_t per_block = std::min<std::uint32_t>(threads, 256);
+    const launch_config cfg{dim3((threads + per_block - 1) / per_block), dim3(per_block), 0, "hit_path"};
+    std::vector<std::uint64_t> sums(std::size_t(cfg.grid.x) * per_block);
+    const std::uint32_t reads = std::max<std::uint32_t>(o.reads_per_thread * 8, 64);
+    st::launch(ex, cache, cfg, hit_path_kernel{}, a, std::uint32_t(pages * 512 / sums.size() + 1), 0u, sums.data());
+    const char* names[] = {"coalesced", "alone", "warp_cursor"};
+    for (std::uint32_t how = 0; how < 3; ++how) {
+      if (o.progress) o.progress(fmt::format("cache hit path, {}", names[how]));
+      const st::cache_counters before = cache.counters();
+      auto runs = time_runs(0, o.repeat, [&] { st::launch(ex, cache, cfg, hit_path_kernel{}, a, reads, how, sums.data()); });
+      if (cache.counters().misses != before.misses)
+        throw error(error_code::check, "bench storage: the hit-path array did not stay in the cache");
+      result row = make_result(fmt::format("array_hit_{}", names[how]), runs,
+                               "array reads that all hit the page cache");
+      const double n = double(sums.size()) * reads;
+      row.metrics["reads_per_s"] = n / (row.median_ns * 1e-9);
+      row.metrics["workers"] = ex.workers();
+      row.metrics["reads_per_s_per_worker"] = row.metrics["reads_per_s"] / ex.workers();
       rows.push_back(row);
     }
   }

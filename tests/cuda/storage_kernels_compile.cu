@@ -1,9 +1,11 @@
 // Compile-only: the storage layer's kernel-side code (queues, page cache,
-// arrays, cursors, write-back) instantiated with the CUDA thread context,
+// arrays, cursors, warp cursors, uncached reads, write-back) instantiated with the CUDA thread context,
 // host-only calls from device code being errors. Nothing runs.
 #include "gpmx/exec/cuda/launch.cuh"
 
 #include "gpmx/storage/cache_memory.hpp"
+#include "gpmx/storage/uncached_read.hpp"
+#include "gpmx/storage/warp_cursor.hpp"
 
 namespace {
 
@@ -20,6 +22,11 @@ struct storage_probe {
     out[0] += c.read(t, 2);
     c.write(t, 3, 4);
     c.done(t);
+    s::warp_cursor<std::uint64_t> w(a);
+    out[0] += w.read(t, 4);
+    w.write(t, 5, 6);
+    w.done(t);
+    out[2] = s::read_uncached(t, a, 7, reinterpret_cast<std::byte*>(out + 64));
     out[1] = s::await_completion(t, q, s::submit(t, q, s::make_flush_command())).status_code();
   }
 };

@@ -71,13 +71,17 @@ void register_bench_pm(CLI::App& bench) {
 }
 
 void register_bench_storage(CLI::App& bench) {
-  auto* cmd = bench.add_subcommand("storage", "Benchmark GPU-initiated storage: random reads through the NVMe queues vs fio");
+  auto* cmd = bench.add_subcommand(
+      "storage", "Benchmark GPU-initiated storage: reads and writes through the NVMe queues vs fio, the cache's hit path");
   struct args {
     bench::storage_bench_options o;
-    bool json = false, no_fio = false;
+    bool json = false, no_fio = false, no_hit_path = false;
     std::string out;
   };
   auto a = std::make_shared<args>();
+  cmd->add_option("--pattern", a->o.patterns, "access patterns, fio's names (repeatable)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"randread", "read", "randwrite", "write"}));
   cmd->add_option("--dir", a->o.dir, "directory for the backing file (default: the temporary directory)");
   cmd->add_option("--file-mib", a->o.file_mib, "backing file size in MiB")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--block", a->o.block_bytes, "read sizes in bytes (512 or 4096)")
@@ -89,15 +93,17 @@ void register_bench_storage(CLI::App& bench) {
   cmd->add_option("--ring-entries", a->o.ring_entries, "the controller's reads in flight at most")
       ->capture_default_str()
       ->check(CLI::Range(1u, 4096u));
-  cmd->add_option("--reads", a->o.reads_per_thread, "reads per thread")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--reads", a->o.reads_per_thread, "commands per thread")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--workers", a->o.workers, "executor workers (0: every core)")->capture_default_str();
   cmd->add_option("--repeat", a->o.repeat, "measured runs per row (median reported)")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_flag("--no-fio", a->no_fio, "skip the fio reference");
+  cmd->add_flag("--no-hit-path", a->no_hit_path, "skip the cache hit-path rows");
   cmd->add_flag("--json", a->json, "print JSON instead of a table");
   cmd->add_option("--out", a->out, "also write the JSON to this file");
   cmd->callback([a] {
     a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
     a->o.fio = !a->no_fio;
+    a->o.hit_path = !a->no_hit_path;
     print_results(bench::run_storage_benchmarks(a->o), a->json, a->out);
   });
 }

@@ -1,9 +1,10 @@
 // gpmx bench workloads: throughput of every workload in both styles, bytes
 // persisted against CAP-mm and restoration latency; gpmx bench kvs: gpKVS
-// against RocksDB.
+// against RocksDB; gpmx bench bam: the BaM workloads' methods side by side.
 #include <fmt/format.h>
 #include <memory>
 
+#include "bam_bench.hpp"
 #include "bench_output.hpp"
 #include "cli_args.hpp"
 #include "commands.hpp"
@@ -84,11 +85,44 @@ void register_kvs(CLI::App& bench) {
   });
 }
 
+void register_bam(CLI::App& bench) {
+  struct args {
+    bench::bam_bench_options o;
+    std::string dir, out;
+    bool json = false;
+  };
+  auto a = std::make_shared<args>();
+  auto* sub = bench.add_subcommand(
+      "bam", "BaM workloads: graph ablation (none/naive/coalesced/reuse/mmap), queries Q0-Q5 and vectorAdd against "
+             "tiling and mmap");
+  sub->add_option("--only", a->o.parts, "parts to measure: graph, query, vectoradd (repeatable; default all)");
+  sub->add_option("--repeat", a->o.repeat, "runs per method (median reported)")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--uncached-repeat", a->o.uncached_repeat, "runs of the no-cache graph method")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--dir", a->dir, "directory for the device files (default: the temporary directory)");
+  sub->add_option("--workers", a->o.workers, "executor worker threads (default: every core)");
+  sub->add_option("--graph-nodes", a->o.graph_nodes, "nodes of the scale-free graph")->capture_default_str();
+  sub->add_option("--graph-cache-kib", a->o.graph_cache_kib, "page cache of the graph runs (KiB)")->capture_default_str();
+  sub->add_option("--graph-threads", a->o.graph_threads, "kernel threads of the graph runs")->capture_default_str();
+  sub->add_option("--rows", a->o.rows, "rows of the taxi-like table")->capture_default_str();
+  sub->add_option("--elements", a->o.elements, "elements per vector of vectorAdd")->capture_default_str();
+  sub->add_flag("--small", a->o.small, "the workloads' test sizes (a quick check that everything runs)");
+  sub->add_flag("--json", a->json, "print JSON instead of a table");
+  sub->add_option("--out", a->out, "also write the JSON to this file");
+  sub->callback([a] {
+    a->o.dir = a->dir;
+    a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
+    print_results(bench::run_bam_benchmarks(a->o), a->json, a->out);
+  });
+}
+
 }  // namespace
 
 void register_bench_workloads(CLI::App& bench) {
   register_workloads(bench);
   register_kvs(bench);
+  register_bam(bench);
 }
 
 }  // namespace gpmx::cli

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "bam/storage_workload.hpp"
 #include "common/registry.hpp"
 
 namespace gpmx::cli {
@@ -19,6 +20,20 @@ void print_list(bool json) {
     all.push_back(j);
     if (json) continue;
     fmt::print("{}  {}\n", w->name(), w->summary());
+    for (const auto& p : w->parameters())
+      fmt::print("    -p {:<24} {}\n", fmt::format("{}={}", p.name, p.default_value), p.help);
+  }
+  for (const auto& w : apps::bam::storage_workloads()) {
+    nlohmann::json j{{"name", w->name()}, {"summary", w->summary()}, {"storage", true}, {"methods", w->methods()}};
+    j["parameters"] = nlohmann::json::array();
+    for (const auto& p : w->parameters())
+      j["parameters"].push_back({{"name", p.name}, {"default", p.default_value}, {"help", p.help}});
+    all.push_back(j);
+    if (json) continue;
+    std::string methods;
+    for (std::size_t i = 0; i < w->methods().size(); ++i)
+      methods += fmt::format("{}{} {}", i == 0 ? "" : ", ", i, w->methods()[i]);
+    fmt::print("{}  {}\n    storage workload (docs/bam.md); method: {}\n", w->name(), w->summary(), methods);
     for (const auto& p : w->parameters())
       fmt::print("    -p {:<24} {}\n", fmt::format("{}={}", p.name, p.default_value), p.help);
   }

@@ -18,6 +18,7 @@
 #include "gpmx/exec/errors.hpp"
 #include "kv_table.hpp"
 #include "progress_bar.hpp"
+#include "storage_workload_cmd.hpp"
 
 namespace gpmx::cli {
 namespace {
@@ -89,7 +90,19 @@ void run_work(const workload_args& a, const char* verb, kv_result& r, Work&& wor
   r.add("seconds", "seconds", out.seconds, fmt::format("{:.3f}", out.seconds));
 }
 
+// The storage (BaM) workloads share the verbs; what they cannot take is named.
+bool storage_verb(const workload_args& a, std::string_view verb) {
+  storage_command c{a.workload, a.data, a.workers, a.param_texts, a.json, a.quiet, {}};
+  if (a.crash_after != 0) c.inapplicable.push_back("--crash-after");
+  if (a.kill_after_ms != 0) c.inapplicable.push_back("--kill-after-ms");
+  if (a.backend != "cpu") c.inapplicable.push_back("--backend " + a.backend);
+  if (a.style != "epoch") c.inapplicable.push_back("--style " + a.style);
+  if (a.durability != "msync") c.inapplicable.push_back("--durability " + a.durability);
+  return run_storage_workload(c, verb);
+}
+
 void do_run(const workload_args& a) {
+  if (storage_verb(a, "run")) return;
   apps::workload& w = apps::find_workload(a.workload);
   apps::params given;
   for (const std::string& t : a.param_texts) apps::parse_param(t, given);
@@ -118,6 +131,7 @@ void do_run(const workload_args& a) {
 }
 
 void do_recover(const workload_args& a) {
+  if (storage_verb(a, "recover")) return;
   apps::workload& w = apps::find_workload(a.workload);
   kv_result r;
   r.add("workload", "workload", a.workload, a.workload);
@@ -132,6 +146,7 @@ void do_recover(const workload_args& a) {
 }
 
 void do_verify(const workload_args& a) {
+  if (storage_verb(a, "verify")) return;
   apps::workload& w = apps::find_workload(a.workload);
   kv_result r;
   r.add("workload", "workload", a.workload, a.workload);

@@ -20,6 +20,11 @@ GPMX_HD inline std::uint32_t lowest_set_lane(std::uint32_t mask) {
   while (((mask >> b) & 1u) == 0) ++b;
   return b;
 }
+// What lanes group by: lanes that meet from different accesses (another
+// array of the same cache) must not share a slot.
+GPMX_HD inline std::uint64_t page_key(std::uint32_t range, std::uint64_t page) {
+  return (std::uint64_t(range) << 40) | page;
+}
 GPMX_HD inline std::uint32_t lanes_in(std::uint32_t mask) {
   std::uint32_t n = 0;
   for (; mask != 0; mask &= mask - 1) ++n;
@@ -80,7 +85,7 @@ struct array_view {
     const std::uint64_t byte = i * sizeof(T);
     const std::uint64_t page = byte / cache.line_bytes;
     const std::uint32_t active = t.activemask();
-    const std::uint32_t group = t.match_any(active, page);
+    const std::uint32_t group = t.match_any(active, detail::page_key(range, page));
     const std::uint32_t leader = detail::lowest_set_lane(group);
     const bool leads = t.lane_id() == leader;
     std::uint32_t slot = 0;

@@ -84,24 +84,31 @@ GPMX_HD void count(Ctx& t, std::uint64_t* counter) {
   t.atomic_add(counter, std::uint64_t{1}, memory_order::relaxed);
 }
 
-// One READ or WRITE of a whole line on one device, through the queue this
-// warp uses; a failed command fails the kernel thread (never silently).
+// One READ or WRITE of `blocks` logical blocks at `slba` of one device,
+// through the queue this warp uses; a failed command fails the kernel thread
+// (never silently).
 template <class Ctx>
-GPMX_HD void line_io(Ctx& t, const cache_view& c, const range_view& r, std::uint32_t device, std::uint64_t page_on_device,
-                     std::uint32_t slot, nvme_opcode op) {
+GPMX_HD void block_io(Ctx& t, const cache_view& c, const range_view& r, std::uint32_t device, std::uint64_t slba,
+                      std::uint32_t blocks, void* buffer, nvme_opcode op) {
   const queue_pair_view& q =
       r.queues[device * r.queues_per_device + std::uint32_t(t.global_id() / 32) % r.queues_per_device];
-  const std::uint64_t slba = r.first_lba + page_on_device * r.blocks_per_page;
-  const std::uint16_t cid = submit(t, q, make_io_command(op, slba, r.blocks_per_page, c.line(slot)));
+  const std::uint16_t cid = submit(t, q, make_io_command(op, slba, blocks, buffer));
   count(t, op == nvme_opcode::read ? &c.counters->reads : &c.counters->writes);
   const nvme_completion done = await_completion(t, q, cid);
   if (done.status_code() != 0) {
 #if defined(__CUDA_ARCH__)
     __trap();
 #else
-    throw_command_failed(r.device_names[device], std::uint8_t(op), slba, r.blocks_per_page, done.status_code());
+    throw_command_failed(r.device_names[device], std::uint8_t(op), slba, blocks, done.status_code());
 #endif
   }
+}
+
+// A whole cache line: page `page_on_device` of one device into or out of `slot`.
+template <class Ctx>
+GPMX_HD void line_io(Ctx& t, const cache_view& c, const range_view& r, std::uint32_t device, std::uint64_t page_on_device,
+                     std::uint32_t slot, nvme_opcode op) {
+  block_io(t, c, r, device, r.first_lba + page_on_device * r.blocks_per_page, r.blocks_per_page, c.line(slot), op);
 }
 
 template <class Ctx>

@@ -1,0 +1,54 @@
+#include "bam/common_params.hpp"
+
+#include <fmt/format.h>
+
+#include "bam/run_files.hpp"
+#include "gpmx/exec/errors.hpp"
+
+namespace gpmx::apps::bam {
+
+std::vector<param_spec> layout_parameters() {
+  return {{"devices", 1, "device files the data is striped over (page p on device p mod n)"},
+          {"line", 4096, "cache line and I/O size in bytes: a power of two, 512 to 65536"}};
+}
+
+std::vector<param_spec> runtime_parameters(std::uint64_t default_method, std::uint64_t default_cache_kib) {
+  return {{"method", default_method, "how kernels reach the data (gpmx list shows the names)"},
+          {"cache_kib", default_cache_kib, "page cache size in KiB (BaM methods)"},
+          {"queues", 4, "NVMe queue pairs per device"},
+          {"depth", 256, "entries per queue"},
+          {"threads", 4096, "kernel threads"}};
+}
+
+void check_layout_parameters(const params& p) {
+  check_range(p, "devices", 1, 64);
+  check_range(p, "line", 512, 65536);
+  const std::uint64_t line = p.at("line");
+  if ((line & (line - 1)) != 0) throw config_error(fmt::format("line={} is not a power of two", line));
+}
+
+void check_runtime_parameters(const params& p, std::uint64_t methods) {
+  check_range(p, "method", 0, methods - 1);
+  check_range(p, "cache_kib", 1, std::uint64_t(1) << 24);
+  check_range(p, "queues", 1, 1024);
+  check_range(p, "depth", 2, 65536);
+  check_range(p, "threads", 32, std::uint64_t(1) << 24);
+}
+
+stack_options stack_options_of(const params& runtime, const params& data, bool deterministic, std::uint64_t seed) {
+  const std::uint64_t lines = runtime.at("cache_kib") * 1024 / data.at("line");
+  if (lines == 0)
+    throw config_error(fmt::format("cache_kib={} holds no {}-byte line", runtime.at("cache_kib"), data.at("line")));
+  return {.queues_per_device = std::uint32_t(runtime.at("queues")),
+          .depth = std::uint32_t(runtime.at("depth")),
+          .cache_lines = std::uint32_t(lines),
+          .deterministic = deterministic,
+          .seed = seed};
+}
+
+launch_config grid_of(const params& runtime, const char* name) {
+  const std::uint64_t threads = runtime.at("threads");
+  return {dim3(std::uint32_t((threads + 255) / 256)), dim3(256), 0, name};
+}
+
+}  // namespace gpmx::apps::bam

@@ -1,0 +1,22 @@
+#pragma once
+// Parameters every storage workload takes, and what they make: the layout's
+// devices and line size (data parameters: fixed when prepared), the cache,
+// queues and threads of a run (free per run).
+#include <cstdint>
+#include <vector>
+
+#include "bam/storage_stack.hpp"
+#include "common/workload.hpp"
+#include "gpmx/exec/launch_config.hpp"
+
+namespace gpmx::apps::bam {
+
+std::vector<param_spec> layout_parameters();   // devices, line
+std::vector<param_spec> runtime_parameters(std::uint64_t default_method, std::uint64_t default_cache_kib);
+void check_layout_parameters(const params& p);
+void check_runtime_parameters(const params& p, std::uint64_t methods);
+stack_options stack_options_of(const params& runtime, const params& data, bool deterministic, std::uint64_t seed);
+// `threads` threads (rounded up to whole blocks of 256), at least one block.
+launch_config grid_of(const params& runtime, const char* name);
+
+}  // namespace gpmx::apps::bam

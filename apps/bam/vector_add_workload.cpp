@@ -1,0 +1,235 @@
+// vectorAdd over vectors on storage (`gpmx run bam-vectoradd`): BaM's
+// write-heavy workload (002_..., section 5.4): c = a + b, all three stored.
+// Methods: bam (a warp per cache line of c, reading a and b and writing c
+// through the page cache, then write-back and FLUSH), tiling (the host loads
+// tiles of a and b, a kernel adds them, the host writes the tile of c while
+// it loads the next tile, as the paper's baseline overlaps them; one
+// fdatasync at the end), mmap (all three mapped; msync at the end).
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <span>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "bam/common_params.hpp"
+#include "bam/mapped_file.hpp"
+#include "bam/run_files.hpp"
+#include "bam/storage_workload.hpp"
+#include "common/run_meta.hpp"
+#include "gpmx/exec/errors.hpp"
+#include "gpmx/storage/warp_cursor.hpp"
+#include "gpmx/support/elapsed.hpp"
+#include "gpmx/support/hash_mix.hpp"
+
+namespace gpmx::apps::bam {
+namespace {
+
+enum method : std::uint64_t { bam_method = 0, tiling = 1, mmap_method = 2 };
+
+std::uint64_t input_value(std::uint64_t seed, std::uint32_t vector, std::uint64_t i) {
+  return mix64(seed * 0x9e3779b97f4a7c15ull + 2 * i + vector) >> 2;  // two of them never overflow
+}
+
+storage_layout layout_of(const params& data) {
+  const std::uint64_t bytes = data.at("elements") * 8;
+  return storage_layout::plan(std::uint32_t(data.at("devices")), std::uint32_t(data.at("line")),
+                              {{"a", bytes}, {"b", bytes}, {"c", bytes}});
+}
+
+// A warp per cache line of c; its lanes walk the line in step, each keeping
+// its pages of a, b and c pinned across the line (reference reuse).
+struct stored_add_kernel {
+  template <class Ctx>
+  void operator()(Ctx& t, storage::array_view<std::uint64_t> a, storage::array_view<std::uint64_t> b,
+                  storage::array_view<std::uint64_t> c, std::uint64_t per_line) const {
+    storage::warp_cursor<std::uint64_t> ra(a), rb(b), wc(c);
+    const std::uint64_t lines = (c.size() + per_line - 1) / per_line, warps = t.global_count() / 32;
+    for (std::uint64_t line = t.global_id() / 32; line < lines; line += warps) {
+      const std::uint64_t end = std::min(c.size(), (line + 1) * per_line);
+      for (std::uint64_t i = line * per_line + t.lane_id(); i < end; i += 32) wc.write(t, i, ra.read(t, i) + rb.read(t, i));
+      ra.done(t);
+      rb.done(t);
+      wc.done(t);
+    }
+  }
+};
+
+struct memory_add_kernel {
+  template <class Ctx>
+  void operator()(Ctx& t, const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* c, std::uint64_t n) const {
+    for (std::uint64_t i = t.global_id(); i < n; i += t.global_count()) {
+      t.record_load(mem_space::global, a + i, 8);
+      t.record_load(mem_space::global, b + i, 8);
+      c[i] = a[i] + b[i];
+      t.record_store(mem_space::global, c + i, 8);
+    }
+  }
+};
+
+class vector_add_workload final : public storage_workload {
+ public:
+  std::string_view name() const override { return "bam-vectoradd"; }
+  std::string_view summary() const override {
+    return "c = a + b with all three vectors on storage, write-back through the cache (BaM section 5.4)";
+  }
+  std::vector<std::string> methods() const override { return {"bam", "tiling", "mmap"}; }
+  std::vector<param_spec> parameters() const override {
+    std::vector<param_spec> p = {{"elements", 1u << 22, "8-byte elements per vector"},
+                                 {"seed", 1, "seed of the inputs"},
+                                 {"tile", 1u << 20, "tiling: elements per tile"}};
+    for (auto& s : layout_parameters()) p.push_back(s);
+    for (auto& s : runtime_parameters(bam_method, 8192)) p.push_back(s);
+    return p;
+  }
+  params small_params() const override {
+    return {{"elements", 1u << 15}, {"seed", 1}, {"tile", 1u << 12}, {"devices", 1},  {"line", 4096},
+            {"method", bam_method}, {"cache_kib", 256}, {"queues", 2}, {"depth", 64}, {"threads", 256}};
+  }
+
+  void prepare(const storage_env& e, const params& p) override {
+    check_range(p, "elements", 1, std::uint64_t(1) << 34);
+    check_layout_parameters(p);
+    check_runtime(p);
+    fresh_directory(e.dir);
+    const storage_layout l = layout_of(p);
+    create_devices(e.dir, l);
+    const std::uint64_t n = p.at("elements"), chunk = 1 << 18;
+    std::vector<std::uint64_t> values(chunk);
+    for (std::uint32_t v = 0; v < 2; ++v)
+      for (std::uint64_t first = 0; first < n; first += chunk) {
+        const std::uint64_t k = std::min(chunk, n - first);
+        for (std::uint64_t i = 0; i < k; ++i) values[i] = input_value(p.at("seed"), v, first + i);
+        write_array(e.dir, l, v == 0 ? "a" : "b", first * 8, std::as_bytes(std::span(values.data(), k)));
+      }
+    settle_devices(e.dir, l);
+    write_meta(e.dir, name(), p);
+  }
+
+  storage_run_report execute(const storage_env& e, const params& p) override {
+    check_runtime(p);
+    const params data = read_meta(e.dir, name());
+    const storage_layout l = layout_of(data);
+    settle_devices(e.dir, l);
+    const std::uint64_t n = data.at("elements");
+    storage_run_report r;
+    r.method = methods()[p.at("method")];
+    r.unit = "elements";
+    r.operations = n;
+    r.bytes_used = 3 * n * 8;
+    const launch_config grid = grid_of(p, "bam_vectoradd");
+    if (p.at("method") == bam_method) {
+      storage_stack s(e.ex, e.dir, l, stack_options_of(p, data, e.deterministic, e.seed));
+      const auto start = std::chrono::steady_clock::now();
+      storage::launch(e.ex, s.cache(), grid, stored_add_kernel{}, s.array<std::uint64_t>("a"), s.array<std::uint64_t>("b"),
+                  s.array<std::uint64_t>("c"), std::uint64_t(l.line_bytes / 8));
+      storage::flush(e.ex, s.cache());
+      r.seconds = seconds_since(start);
+      const io_totals io = s.io();
+      r.bytes_read = io.bytes_read;
+      r.bytes_written = io.bytes_written;
+      r.io_commands = io.commands;
+      r.cached = true;
+      r.cache = s.cache().counters();
+      r.launches = 3;
+    } else if (p.at("method") == tiling) {
+      run_tiled(e, p, l, n, grid, r);
+    } else {
+      if (l.devices != 1) throw config_error("method=mmap maps one device file: prepare with devices=1");
+      mapped_file f(l.device_path(e.dir, 0), true);
+      auto at = [&](std::size_t k) { return reinterpret_cast<std::uint64_t*>(f.data() + l.arrays[k].first_lba * lba_bytes); };
+      const process_io before = read_process_io();
+      const auto start = std::chrono::steady_clock::now();
+      e.ex.launch(grid, memory_add_kernel{}, static_cast<const std::uint64_t*>(at(0)),
+                  static_cast<const std::uint64_t*>(at(1)), at(2), n);
+      f.sync();
+      r.seconds = seconds_since(start);
+      const process_io after = read_process_io();
+      r.bytes_read = after.read_bytes - before.read_bytes;
+      r.bytes_written = after.write_bytes - before.write_bytes;
+      r.launches = 1;
+    }
+    r.answer = fmt::format("c = a + b over {} elements written to storage", n);
+    write_result(e.dir, std::vector<std::uint64_t>{n});
+    return r;
+  }
+
+  verify_report verify(const storage_env& e) override {
+    const params data = read_meta(e.dir, name());
+    const auto done = read_result<std::uint64_t>(e.dir, name());
+    const storage_layout l = layout_of(data);
+    const std::uint64_t n = data.at("elements"), chunk = 1 << 18;
+    verify_report v;
+    if (done.size() != 1 || done[0] != n) {
+      v.detail = "the result file does not record a finished run";
+      return v;
+    }
+    std::vector<std::uint64_t> a(chunk), b(chunk), c(chunk);
+    for (std::uint64_t first = 0; first < n; first += chunk) {
+      const std::uint64_t k = std::min(chunk, n - first);
+      read_array(e.dir, l, "a", first * 8, std::as_writable_bytes(std::span(a.data(), k)));
+      read_array(e.dir, l, "b", first * 8, std::as_writable_bytes(std::span(b.data(), k)));
+      read_array(e.dir, l, "c", first * 8, std::as_writable_bytes(std::span(c.data(), k)));
+      for (std::uint64_t i = 0; i < k; ++i)
+        if (c[i] != a[i] + b[i]) {
+          v.detail = fmt::format("c[{}] is {}; a + b is {}", first + i, c[i], a[i] + b[i]);
+          return v;
+        }
+    }
+    v.ok = true;
+    v.checked = n;
+    v.detail = fmt::format("every one of the {} elements of c on storage equals a + b", n);
+    return v;
+  }
+
+ private:
+  void check_runtime(const params& p) const {
+    check_runtime_parameters(p, methods().size());
+    check_range(p, "tile", 1, std::uint64_t(1) << 30);
+  }
+
+  // Loads tile k + 1 while the write of tile k is in flight (two sets of buffers).
+  void run_tiled(const storage_env& e, const params& p, const storage_layout& l, std::uint64_t n,
+                 const launch_config& grid, storage_run_report& r) {
+    const std::uint64_t tile = std::min(p.at("tile"), n);
+    std::vector<std::uint64_t> a(tile), b(tile);
+    std::vector<std::uint64_t> c[2] = {std::vector<std::uint64_t>(tile), std::vector<std::uint64_t>(tile)};
+    std::future<void> writing;
+    const auto start = std::chrono::steady_clock::now();
+    for (std::uint64_t first = 0, k = 0; first < n; first += tile, ++k) {
+      const std::uint64_t m = std::min(tile, n - first);
+      read_array(e.dir, l, "a", first * 8, std::as_writable_bytes(std::span(a.data(), m)));
+      read_array(e.dir, l, "b", first * 8, std::as_writable_bytes(std::span(b.data(), m)));
+      std::vector<std::uint64_t>& out = c[k % 2];
+      e.ex.launch(grid, memory_add_kernel{}, static_cast<const std::uint64_t*>(a.data()),
+                  static_cast<const std::uint64_t*>(b.data()), out.data(), m);
+      ++r.launches;
+      if (writing.valid()) writing.get();
+      writing = std::async(std::launch::async, [&e, &l, &out, first, m] {
+        write_array(e.dir, l, "c", first * 8, std::as_bytes(std::span(out.data(), m)));
+      });
+      r.bytes_read += 2 * m * 8;
+      r.bytes_written += m * 8;
+      e.report(double(first + m) / n);
+    }
+    if (writing.valid()) writing.get();
+    for (std::uint32_t d = 0; d < l.devices; ++d) {
+      const int fd = ::open(l.device_path(e.dir, d).c_str(), O_RDONLY);
+      if (fd < 0 || ::fdatasync(fd) != 0) {
+        if (fd >= 0) ::close(fd);
+        throw error(error_code::io, fmt::format("{}: fdatasync failed", l.device_path(e.dir, d).string()));
+      }
+      ::close(fd);
+    }
+    r.seconds = seconds_since(start);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<storage_workload> make_bam_vector_add() { return std::make_unique<vector_add_workload>(); }
+
+}  // namespace gpmx::apps::bam

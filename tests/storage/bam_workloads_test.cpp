@@ -1,0 +1,194 @@
+// The BaM workloads end to end (apps/bam): every method of every workload
+// computes what the host computes, the methods agree with each other, data
+// striped over two devices is read and written right, the analytics query
+// reads less through the cache than the tiled baseline, and wrong results,
+// missing data and bad parameters are reported by name. Under the parallel
+// schedule and the deterministic one with several seeds.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bam/run_files.hpp"
+#include "bam/storage_workload.hpp"
+#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/errors.hpp"
+#include "gpmx/storage/storage_error.hpp"
+#include "gpmx/support/scratch_dir.hpp"
+
+namespace {
+using namespace gpmx;
+using namespace gpmx::apps;
+using namespace gpmx::apps::bam;
+
+storage_workload& workload(std::string_view name) {
+  storage_workload* w = find_storage_workload(name);
+  if (w == nullptr) throw std::runtime_error(std::string("no storage workload ") + std::string(name));
+  return *w;
+}
+
+params with(params p, std::initializer_list<std::pair<const std::string, std::uint64_t>> changes) {
+  for (const auto& [k, v] : changes) p[k] = v;
+  return p;
+}
+
+std::vector<std::byte> result_of(const std::filesystem::path& dir, std::string_view name) {
+  return read_result_bytes(dir, name);
+}
+
+TEST(BamWorkloads, EveryMethodOfEveryWorkloadVerifies) {
+  for (const auto& w : storage_workloads()) {
+    scratch_dir dir;
+    cpu::executor ex({.workers = 2});
+    const storage_env e{ex, dir / "w"};
+    const params p = resolve_storage_params(*w, w->small_params());
+    w->prepare(e, p);
+    std::vector<std::byte> first;
+    for (std::uint64_t m = 0; m < w->methods().size(); ++m) {
+      SCOPED_TRACE(std::string(w->name()) + " method " + w->methods()[m]);
+      const storage_run_report r = w->execute(e, with(p, {{"method", m}}));
+      EXPECT_GT(r.operations, 0u);
+      EXPECT_FALSE(r.answer.empty());
+      const verify_report v = w->verify(e);
+      EXPECT_TRUE(v.ok) << v.detail;
+      EXPECT_GT(v.checked, 0u);
+      // Every method computes the same result from the same data.
+      if (m == 0) first = result_of(e.dir, w->name());
+      else EXPECT_EQ(result_of(e.dir, w->name()), first);
+    }
+  }
+}
+
+TEST(BamWorkloads, CachedMethodsUnderTheDeterministicScheduleWithSeveralSeeds) {
+  for (const char* name : {"bam-bfs", "bam-cc", "bam-query", "bam-vectoradd"}) {
+    storage_workload& w = workload(name);
+    for (std::uint64_t seed : {1, 2, 3}) {
+      SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
+      scratch_dir dir;
+      cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = seed});
+      const storage_env e{ex, dir / "w", true, seed};
+      // A smaller input: the deterministic schedule runs one thread at a time.
+      params p = resolve_storage_params(w, w.small_params());
+      if (p.contains("nodes")) p["nodes"] = 1024;
+      if (p.contains("rows")) p["rows"] = 1u << 12;
+      if (p.contains("elements")) p["elements"] = 1u << 12;
+      w.run(e, p);
+      const verify_report v = w.verify(e);
+      EXPECT_TRUE(v.ok) << v.detail;
+    }
+  }
+}
+
+TEST(BamWorkloads, DataStripedOverTwoDevicesIsReadAndWrittenRight) {
+  for (const char* name : {"bam-bfs", "bam-vectoradd"}) {
+    storage_workload& w = workload(name);
+    scratch_dir dir;
+    cpu::executor ex({.workers = 2});
+    const storage_env e{ex, dir / "w"};
+    const params p = with(resolve_storage_params(w, w.small_params()), {{"devices", 2}});
+    const storage_run_report r = w.run(e, p);
+    EXPECT_TRUE(std::filesystem::exists(e.dir / "device1"));
+    const verify_report v = w.verify(e);
+    EXPECT_TRUE(v.ok) << name << ": " << v.detail;
+    EXPECT_GT(r.io_commands, 0u);
+  }
+}
+
+TEST(BamWorkloads, TheQueryReadsLessThroughTheCacheThanTheTiledBaseline) {
+  storage_workload& w = workload("bam-query");
+  scratch_dir dir;
+  cpu::executor ex({.workers = 2});
+  const storage_env e{ex, dir / "w"};
+  const params p = with(resolve_storage_params(w, w.small_params()), {{"rows", 1u << 16}, {"line", 512}});
+  w.prepare(e, p);
+  const storage_run_report q0 = w.execute(e, with(p, {{"query", 0}}));
+  const storage_run_report bam = w.execute(e, with(p, {{"query", 5}}));
+  const storage_run_report tiled = w.execute(e, with(p, {{"query", 5}, {"method", 1}}));
+  // Tiling loads all six columns; the cache reads the distance column and
+  // only the lines of the other five that hold a long trip.
+  EXPECT_EQ(tiled.bytes_read, 6u * 8 * p.at("rows"));
+  EXPECT_GE(bam.bytes_read, q0.bytes_read);
+  EXPECT_LT(bam.bytes_read, 2 * q0.bytes_read);
+  EXPECT_EQ(q0.bytes_read, 8u * p.at("rows"));
+  EXPECT_EQ(bam.answer.substr(0, 3), "Q5:");
+}
+
+TEST(BamWorkloads, AWrongResultIsReportedNamingTheNode) {
+  storage_workload& w = workload("bam-bfs");
+  scratch_dir dir;
+  cpu::executor ex({.workers = 2});
+  const storage_env e{ex, dir / "w"};
+  w.run(e, resolve_storage_params(w, w.small_params()));
+  auto levels = read_result<std::uint32_t>(e.dir, "bam-bfs");
+  levels[17] += 1;
+  write_result(e.dir, levels);
+  const verify_report v = w.verify(e);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.detail.find("node 17"), std::string::npos) << v.detail;
+}
+
+TEST(BamWorkloads, AWrongElementOnStorageIsReportedByIndex) {
+  storage_workload& w = workload("bam-vectoradd");
+  scratch_dir dir;
+  cpu::executor ex({.workers = 2});
+  const storage_env e{ex, dir / "w"};
+  const params p = resolve_storage_params(w, w.small_params());
+  w.run(e, p);
+  // c is the third array: element 5 of it in device0 (one device, whole lines).
+  const std::uint64_t c_offset = 2 * ((p.at("elements") * 8 + 4095) / 4096 * 4096) + 5 * 8;
+  std::fstream f(e.dir / "device0", std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(std::streamoff(c_offset));
+  const std::uint64_t junk = 42;
+  f.write(reinterpret_cast<const char*>(&junk), 8);
+  f.close();
+  const verify_report v = w.verify(e);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.detail.find("c[5]"), std::string::npos) << v.detail;
+}
+
+TEST(BamWorkloads, MissingDataAndBadParametersAreNamed) {
+  storage_workload& w = workload("bam-cc");
+  scratch_dir dir;
+  cpu::executor ex({.workers = 2});
+  const storage_env e{ex, dir / "w"};
+  try {
+    w.verify(e);
+    FAIL() << "verify without data";
+  } catch (const gpmx::error& x) {
+    EXPECT_EQ(x.code(), error_code::not_found);
+    EXPECT_NE(std::string(x.what()).find("gpmx run bam-cc"), std::string::npos) << x.what();
+  }
+  EXPECT_THROW(resolve_storage_params(w, {{"colour", 1}}), config_error);
+  const params p = resolve_storage_params(w, w.small_params());
+  EXPECT_THROW(w.prepare(e, with(p, {{"line", 1000}})), config_error);
+  EXPECT_THROW(w.prepare(e, with(p, {{"method", 9}})), config_error);
+  // The page-fault baseline maps one file.
+  w.prepare(e, with(p, {{"devices", 2}}));
+  try {
+    w.execute(e, with(p, {{"method", 4}}));
+    FAIL() << "mmap over two devices";
+  } catch (const config_error& x) {
+    EXPECT_NE(std::string(x.what()).find("devices=1"), std::string::npos) << x.what();
+  }
+}
+
+TEST(BamWorkloads, ACacheTooSmallForThePinnedPagesIsReportedByName) {
+  storage_workload& w = workload("bam-vectoradd");
+  scratch_dir dir;
+  cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = 1});
+  const storage_env e{ex, dir / "w", true, 1};
+  // A thread keeps its lines of a and b pinned while it takes one of c: a
+  // one-line cache can never give it one.
+  const params p =
+      with(resolve_storage_params(w, w.small_params()), {{"elements", 4096}, {"cache_kib", 4}, {"threads", 64}});
+  try {
+    w.run(e, p);
+    FAIL() << "a one-line cache served threads pinning three lines each";
+  } catch (const storage::storage_error& x) {
+    EXPECT_EQ(x.code(), error_code::capacity);
+    EXPECT_NE(std::string(x.what()).find("cache 'bam' (1 lines of 4096 bytes)"), std::string::npos) << x.what();
+  }
+}
+
+}  // namespace
