@@ -24,7 +24,7 @@ std::vector<result> methods_side_by_side(const bam_bench_options& o, ab::storage
                                          const apps::params& p, const std::string& prefix, unsigned uncached_repeat) {
   std::vector<result> rows;
   for (std::uint64_t m = 0; m < w.methods().size(); ++m) {
-    const std::string& method = w.methods()[m];
+    const std::string method = w.methods()[m];
     apps::params q = p;
     q["method"] = m;
     if (o.progress) o.progress(fmt::format("{} {}", prefix, method));

@@ -1,6 +1,7 @@
 #include "gpmx/bench/storage_bench.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +17,9 @@
 #include "gpmx/storage/cache_memory.hpp"
 #include "gpmx/storage/warp_cursor.hpp"
 #include "gpmx/storage/controller.hpp"
+#include "gpmx/storage/device_timing.hpp"
+#include "gpmx/sim/config.hpp"
+#include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/storage/queue_memory.hpp"
 #include "gpmx/storage/storage_error.hpp"
 #include "gpmx/support/child_process.hpp"
@@ -89,6 +93,79 @@ double fio_iops(const std::filesystem::path& file, const std::filesystem::path& 
 
 }  // namespace
 
+namespace {
+
+// The block kernel in virtual time against the device model: IOPS against
+// threads and devices.
+std::vector<result> run_timed_block_benchmark(const storage_bench_options& o, const std::filesystem::path& dir) {
+  const st::device_timing timing = st::device_timing::named(o.timed_device);
+  std::vector<result> rows;
+  const std::uint32_t lbas = 1, block = 512;
+  for (const std::uint32_t ndev : o.timed_devices) {
+    std::vector<std::unique_ptr<st::block_device>> devices;
+    for (std::uint32_t d = 0; d < ndev; ++d) {
+      const auto path = dir / fmt::format("timed{}", d);
+      if (!std::filesystem::exists(path)) make_file(path, 16 << 20);
+      devices.push_back(std::make_unique<st::block_device>(path, fmt::format("dev{}", d), st::device_options{.lba_bytes = 512}));
+    }
+    for (const std::uint32_t threads : o.timed_threads) {
+      if (o.progress) o.progress(fmt::format("timed {} x{}: {} threads", o.timed_device, ndev, threads));
+      sim::gpu_model gpu(sim::named_config("sbrp-table1"));
+      cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
+      std::vector<std::unique_ptr<st::queue_pair_memory>> memory;
+      std::vector<st::queue_pair_view> queues;
+      std::vector<std::unique_ptr<st::controller>> controllers;
+      std::vector<cpu::agent_attachment> on;
+      for (std::uint32_t d = 0; d < ndev; ++d) {
+        std::vector<st::queue_pair_view> mine;
+        for (std::uint32_t q = 0; q < o.queues; ++q) {
+          memory.push_back(std::make_unique<st::queue_pair_memory>(std::uint16_t(q + 1), st::queue_options{.depth = o.depth}));
+          mine.push_back(memory.back()->view());
+        }
+        queues.insert(queues.end(), mine.begin(), mine.end());
+        controllers.push_back(std::make_unique<st::controller>(
+            *devices[d], mine,
+            st::controller_options{.ring_entries = o.ring_entries, .timing = timing,
+                                   .clock = [&ex] { return ex.virtual_time(); }}));
+        on.push_back(ex.attach(*controllers.back()));
+      }
+      // Warp w uses queue w mod (n x queues) of this list: consecutive warps on different devices.
+      std::vector<st::queue_pair_view> interleaved;
+      for (std::uint32_t q = 0; q < o.queues; ++q)
+        for (std::uint32_t d = 0; d < ndev; ++d) interleaved.push_back(queues[d * o.queues + q]);
+      std::unique_ptr<std::byte, void (*)(void*)> buffers(
+          static_cast<std::byte*>(std::aligned_alloc(4096, std::size_t(threads) * block)), std::free);
+      std::uint32_t failed = 0;
+      const std::uint32_t per_block = std::min<std::uint32_t>(threads, 256);
+      const auto t0 = std::chrono::steady_clock::now();
+      const vtime start = ex.virtual_time();
+      ex.launch({dim3((threads + per_block - 1) / per_block), dim3(per_block), 0, "timed_block_io"}, block_io_kernel{},
+                interleaved.data(), std::uint32_t(interleaved.size()), buffers.get(), block, lbas, devices[0]->blocks(),
+                o.timed_reads, false, false, &failed);
+      const double simulated_s = double(ex.virtual_time() - start) * 1e-12;
+      const double wall_ns = double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+      if (failed != 0) throw st::storage_error(error_code::io, fmt::format("bench storage: {} timed reads failed", failed));
+      result row = make_result(fmt::format("timed_{}_d{}_t{}", o.timed_device, ndev, threads), {wall_ns},
+                               "512 B random reads in virtual time against the device model");
+      const double commands = double(threads) * o.timed_reads;
+      vtime device_time = 0;
+      for (const auto& c : controllers) device_time += c->counters().device_time;
+      const double per_command_s = timing.latency_us * 1e-6 + 1.0 / timing.iops;
+      row.metrics["simulated_s"] = simulated_s;
+      row.metrics["simulated_iops"] = commands / simulated_s;
+      row.metrics["little_bound"] = std::min(double(ndev) * timing.iops, double(threads) / per_command_s);
+      row.metrics["ratio_vs_bound"] = row.metrics["simulated_iops"] / row.metrics["little_bound"];
+      row.metrics["mean_device_us"] = double(device_time) / commands * 1e-6;
+      row.metrics["configured_latency_us"] = timing.latency_us;
+      row.metrics["devices"] = ndev;
+      rows.push_back(row);
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
 std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
   for (const std::string& p : o.patterns)
     if (p != "randread" && p != "read" && p != "randwrite" && p != "write")
@@ -97,6 +174,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
     throw error(error_code::config, "bench storage: queues, reads per thread, repeat and file size must be positive, "
                                     "depth at least 2");
   scratch_dir dir(o.dir, "bench-storage");
+  if (!o.timed_device.empty()) return run_timed_block_benchmark(o, dir.path());
   const auto file = dir / "device";
   if (o.progress) o.progress(fmt::format("writing a {} MiB backing file", o.file_mib));
   make_file(file, o.file_mib << 20);

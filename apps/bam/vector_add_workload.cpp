@@ -119,7 +119,7 @@ class vector_add_workload final : public storage_workload {
     r.method = methods()[p.at("method")];
     r.unit = "elements";
     r.operations = n;
-    r.bytes_used = 3 * n * 8;
+    r.bytes_used = 2 * n * 8;  // the inputs: what a run must read
     const launch_config grid = grid_of(p, "bam_vectoradd");
     if (p.at("method") == bam_method) {
       storage_stack s(e.ex, e.dir, l, stack_options_of(p, data, e.deterministic, e.seed));

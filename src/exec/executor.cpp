@@ -90,6 +90,8 @@ executor::~executor() {
 
 const executor_options& executor::options() const { return impl_->options; }
 
+vtime executor::virtual_time() const { return impl_->workers.empty() ? 0 : impl_->workers.front()->virtual_time(); }
+
 durability_stats executor::durability() const {
   return impl_->durability ? impl_->durability->stats() : durability_stats{};
 }

@@ -70,6 +70,7 @@ void timed_engine::begin(launch_state& L) {
   activity_.assign(m_.sms, sm_activity{});
   heap_ = {};
   end_ = now_;
+  clock_ = now_;
   next_block_ = 0;
   nblocks_ = L.nblocks;
   rr_sm_ = 0;
@@ -383,6 +384,7 @@ void timed_engine::run(launch_state& L) {
       if (const vtime ev = model_->next_event(); ev != vtime_never && (heap_.empty() || ev <= heap_.top().first)) {
         model_->advance(ev, *this);
         end_ = std::max(end_, ev);
+        clock_ = std::max(clock_, ev);
         continue;
       }
       if (heap_.empty()) {
@@ -407,6 +409,7 @@ void timed_engine::run(launch_state& L) {
       }
       warp_rec* w = select(u, t);
       if (!w) continue;
+      clock_ = std::max(clock_, t);
       issue(L, *w, unit, t);
       if (spinners_ != 0 && spinners_ == live_warps_ - waiting_warps_ && !agents_busy)  // held warps never count
         throw_deadlock(L, "deadlock: every warp that can issue spins on a condition that no other warp "
@@ -433,6 +436,7 @@ void timed_engine::run(launch_state& L) {
       if (end_ > u.free_at) activity_[s].stalled[unsigned(stall_reason::idle)] += end_ - u.free_at;
     }
   now_ = model_->launch_end(end_, activity_.data());
+  clock_ = now_;
 }
 
 }  // namespace gpmx::cpu::detail

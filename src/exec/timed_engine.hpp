@@ -23,6 +23,9 @@ class timed_engine final : private timed_waker {
   // from one launch to the next.
   void run(launch_state& L);
   vtime now() const { return now_; }
+  // The time of the instruction issuing now (between launches: the last
+  // launch's end): what agents stepped beside the launch see as "now".
+  vtime clock() const { return clock_; }
 
  private:
   struct block_rec;
@@ -84,6 +87,7 @@ class timed_engine final : private timed_waker {
   timed_machine m_;
   vtime now_ = 0;    // end of the previous launch
   vtime end_ = 0;    // latest completion seen in this launch
+  vtime clock_ = 0;  // see clock()
   std::uint64_t next_block_ = 0, nblocks_ = 0;
   std::uint32_t rr_sm_ = 0;  // where block placement resumes
   std::uint64_t ages_ = 0;

@@ -56,6 +56,8 @@ class busy_signal {
 };
 }  // namespace
 
+vtime worker::virtual_time() const { return timed_ ? timed_->clock() : 0; }
+
 void worker::run(launch_state& L) {
   const executor_options& opt = *L.options;
   if (opt.policy == schedule::timed) {

@@ -15,6 +15,8 @@ class worker {
   explicit worker(std::size_t stack_bytes) : carriers_(stack_bytes, sched_) {}
   // Runs blocks of L until none is left or the launch fails; errors go to L.
   void run(launch_state& L);
+  // The timed schedule's clock (timed_engine::clock); 0 before its first launch.
+  vtime virtual_time() const;
 
  private:
   block_scheduler* acquire();

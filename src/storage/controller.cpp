@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -34,6 +36,16 @@ struct in_flight {
   std::uint16_t cid = 0;
   std::uint8_t opcode = 0;
   std::uint32_t bytes = 0;
+  vtime fetched = 0, due = 0;  // timed: when it was fetched, when the device model completes it
+};
+
+// Timed: a finished command waiting for the clock to reach its time.
+struct held_completion {
+  vtime due = 0, fetched = 0;
+  std::uint64_t order = 0;  // fetch order: equal times post in it
+  std::uint32_t queue = 0;
+  finished f;
+  bool operator>(const held_completion& o) const { return due != o.due ? due > o.due : order > o.order; }
 };
 
 // splitmix64: the deterministic order of posted completions.
@@ -53,6 +65,10 @@ struct controller::impl {
   std::vector<std::uint32_t> free_slots;
   unsigned unsubmitted = 0;
   std::uint64_t rng = 0;
+  std::optional<device_clock> device;  // timed only
+  std::function<vtime()> clock;
+  std::vector<held_completion> held;  // a min-heap on (due, order)
+  std::uint64_t fetched = 0;
 };
 
 controller::controller(block_device& device, std::vector<queue_pair_view> queues, controller_options o)
@@ -76,6 +92,12 @@ controller::controller(block_device& device, std::vector<queue_pair_view> queues
   for (std::uint32_t i = o.ring_entries; i-- > 0;) impl_->free_slots.push_back(i);
   impl_->rng = o.seed;
   deterministic_ = o.deterministic;
+  if (o.timing) {
+    if (!o.clock)
+      throw storage_error(error_code::config, fmt::format("controller {}: a device timing needs the executor's clock", name_));
+    impl_->device.emplace(*o.timing);
+    impl_->clock = std::move(o.clock);
+  }
 }
 
 controller::~controller() { io_uring_queue_exit(&impl_->ring); }
@@ -128,7 +150,12 @@ bool controller::reap() {
       counters_.bytes_read += f.bytes;
     else if (f.opcode == std::uint8_t(nvme_opcode::write))
       counters_.bytes_written += f.bytes;
-    impl_->queues[f.queue].ready.push_back({f.cid, status});
+    if (impl_->device) {
+      impl_->held.push_back({f.due, f.fetched, impl_->fetched++, f.queue, {f.cid, status}});
+      std::push_heap(impl_->held.begin(), impl_->held.end(), std::greater<>());
+    } else {
+      impl_->queues[f.queue].ready.push_back({f.cid, status});
+    }
     impl_->free_slots.push_back(index);
     io_uring_cqe_seen(&impl_->ring, cqe);
     any = true;
@@ -166,7 +193,12 @@ void controller::start(std::uint32_t queue, const nvme_command& c) {
   }
   const std::uint32_t index = impl_->free_slots.back();
   impl_->free_slots.pop_back();
-  impl_->slots[index] = {queue, c.cid, c.opcode, std::uint32_t(bytes)};
+  impl_->slots[index] = {queue, c.cid, c.opcode, std::uint32_t(bytes), 0, 0};
+  if (impl_->device) {
+    const vtime now = impl_->clock();
+    impl_->slots[index].fetched = now;
+    impl_->slots[index].due = impl_->device->serve(now, bytes);
+  }
   void* buffer = reinterpret_cast<void*>(std::uintptr_t(c.prp1));
   const std::uint64_t offset = c.slba() * device_.lba_bytes();
   switch (op) {
@@ -225,7 +257,40 @@ void controller::wait_for_io(bool all) {
   io_uring_wait_cqe_timeout(&impl_->ring, &cqe, &wait);
 }
 
+// Timed: moves the held completions whose time has come to their queues.
+bool controller::release_due() {
+  if (!impl_->device) return false;
+  bool any = false;
+  const vtime now = impl_->clock();
+  auto& held = impl_->held;
+  while (!held.empty() && held.front().due <= now) {
+    std::pop_heap(held.begin(), held.end(), std::greater<>());
+    const held_completion h = held.back();
+    held.pop_back();
+    impl_->queues[h.queue].ready.push_back(h.f);
+    counters_.device_time += h.due - h.fetched;
+    any = true;
+  }
+  return any;
+}
+
 agent::step_result controller::step() {
+  if (impl_->device) {
+    // Real I/O at once; completions when the virtual clock says so.
+    bool progressed = reap();
+    progressed |= release_due();
+    progressed |= post_ready();
+    progressed |= fetch();
+    wait_for_io(true);
+    progressed |= reap();
+    progressed |= release_due();
+    progressed |= post_ready();
+    if (progressed) return step_result::progressed;
+    const bool pending = !impl_->held.empty() ||
+                         std::any_of(impl_->queues.begin(), impl_->queues.end(),
+                                     [](const queue_state& s) { return !s.ready.empty(); });
+    return pending ? step_result::waiting : step_result::idle;
+  }
   bool progressed = reap();
   progressed |= post_ready();
   progressed |= fetch();

@@ -98,6 +98,15 @@ void register_bench_storage(CLI::App& bench) {
   cmd->add_option("--repeat", a->o.repeat, "measured runs per row (median reported)")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_flag("--no-fio", a->no_fio, "skip the fio reference");
   cmd->add_flag("--no-hit-path", a->no_hit_path, "skip the cache hit-path rows");
+  cmd->add_option("--timed", a->o.timed_device,
+                  "instead: 512 B random reads in the timed schedule against this device model (optane-p5800x, "
+                  "nand-ssd)");
+  cmd->add_option("--timed-devices", a->o.timed_devices, "device counts of the timed rows")->capture_default_str()
+      ->check(CLI::Range(1u, 64u));
+  cmd->add_option("--timed-threads", a->o.timed_threads, "thread counts of the timed rows")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--timed-reads", a->o.timed_reads, "reads per thread in the timed rows")->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", a->json, "print JSON instead of a table");
   cmd->add_option("--out", a->out, "also write the JSON to this file");
   cmd->callback([a] {

@@ -28,6 +28,12 @@ struct storage_bench_options {
   unsigned repeat = 3;
   bool fio = true;                       // also run fio (when installed)
   bool hit_path = true;                  // also time array reads that hit the cache
+  // The timed schedule (gpmx sim's GPU, sbrp-table1) with a device model
+  // (device_timing.hpp) instead of the above: 512-byte random reads.
+  std::string timed_device;              // empty: not timed
+  std::vector<std::uint32_t> timed_devices{1, 2, 4};
+  std::vector<std::uint32_t> timed_threads{64, 256, 1024, 4096};
+  std::uint32_t timed_reads = 2;         // reads per thread
   std::function<void(const std::string&)> progress;
 };
 
@@ -36,6 +42,10 @@ struct storage_bench_options {
 // "fio_<pattern>_<bytes>" (iops at the same commands in flight) with each
 // queue row's ratio_vs_fio; then "array_hit_<coalesced|alone|warp_cursor>"
 // (reads_per_s, reads_per_s_per_worker) for an array the cache holds whole.
+// With timed_device: rows "timed_<device>_d<n>_t<threads>" instead, with
+// simulated_iops, little_bound (min(n x IOPS, threads / (latency + 1/IOPS)),
+// one command in flight per thread), ratio_vs_bound, and the mean device time
+// per command against the configured latency.
 std::vector<result> run_storage_benchmarks(const storage_bench_options& o);
 
 }  // namespace gpmx::bench

@@ -14,15 +14,20 @@
 // completions arrive as the device finishes them. Under the deterministic
 // schedule (`deterministic`), each step waits for all the I/O it issued and
 // posts the completions in an order drawn from its seed, so a run is a
-// function of the seeds.
+// function of the seeds. Under the timed schedule (`timing`), each step
+// also waits for its I/O, and posts each completion once the virtual clock
+// reaches its time on the device model, in the order of those times.
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gpmx/exec/agent.hpp"
 #include "gpmx/storage/block_device.hpp"
+#include "gpmx/storage/device_timing.hpp"
 #include "gpmx/storage/queue_pair.hpp"
 
 namespace gpmx::storage {
@@ -31,6 +36,12 @@ struct controller_options {
   std::uint32_t ring_entries = 256;  // io_uring submission entries (I/O in flight at most)
   bool deterministic = false;
   std::uint64_t seed = 1;
+  // The timed schedule: the device's timing and the executor's virtual
+  // clock (cpu::executor::virtual_time). Each command still does its real
+  // I/O when fetched, but its completion is posted only once the clock
+  // reaches the time the device model gives it (device_timing.hpp).
+  std::optional<device_timing> timing = std::nullopt;
+  std::function<vtime()> clock = {};
 };
 
 struct controller_counters {
@@ -41,6 +52,9 @@ struct controller_counters {
   std::uint64_t errors = 0;  // completions posted with a non-zero status
   std::uint64_t bytes_read = 0;
   std::uint64_t bytes_written = 0;
+  // Timed: virtual time from each command's fetch to its completion, summed
+  // (their mean is the device's latency plus its queueing).
+  vtime device_time = 0;
 };
 
 class controller final : public agent {
@@ -59,6 +73,7 @@ class controller final : public agent {
   struct impl;
   bool reap();
   bool post_ready();
+  bool release_due();
   bool fetch();
   void start(std::uint32_t queue, const nvme_command& c);
   void wait_for_io(bool all);

@@ -158,6 +158,10 @@ class executor {
   // Whether launches run under an observer (and so with the observed context).
   bool observed() const { return options().observer != nullptr; }
   unsigned workers() const { return options().workers; }
+  // The timed schedule's virtual time: the issue time of the instruction
+  // issuing now (agents stepped beside a launch read it), else the last
+  // launch's end; 0 in the other schedules.
+  vtime virtual_time() const;
   // Group commit's counts (all zero when it is off or nothing waited).
   durability_stats durability() const;
 
