@@ -110,6 +110,7 @@ class query_workload final : public storage_workload {
     r.operations = rows;
     std::array<std::uint64_t, 1 + taxi_columns> answer{};
     const launch_config grid = grid_of(p, "bam_query");
+    const std::uint64_t chunk = l.line_bytes / 8;  // rows of one cache line per warp at a time
     const process_io before = read_process_io();
     const auto start = std::chrono::steady_clock::now();
     if (p.at("method") == bam_method) {
@@ -117,7 +118,7 @@ class query_workload final : public storage_workload {
       stored_columns cols;
       for (std::uint32_t c = 0; c < taxi_columns; ++c) cols.col[c] = s.array<std::uint64_t>(taxi_column_names[c]);
       const auto launched = std::chrono::steady_clock::now();
-      storage::launch(e.ex, s.cache(), grid, query_kernel<stored_columns>{}, cols, std::uint64_t{0}, rows, query, answer.data());
+      storage::launch(e.ex, s.cache(), grid, query_kernel<stored_columns>{}, cols, std::uint64_t{0}, rows, query, chunk, answer.data());
       r.seconds = seconds_since(launched);
       const io_totals io = s.io();
       r.bytes_read = io.bytes_read;
@@ -138,7 +139,7 @@ class query_workload final : public storage_workload {
           r.bytes_read += n * 8;
         }
         cols.first = first;
-        e.ex.launch(grid, query_kernel<memory_columns>{}, cols, first, n, query, answer.data());
+        e.ex.launch(grid, query_kernel<memory_columns>{}, cols, first, n, query, chunk, answer.data());
         ++r.launches;
         e.report(double(first + n) / rows);
       }
@@ -149,7 +150,7 @@ class query_workload final : public storage_workload {
       memory_columns cols;
       for (std::uint32_t c = 0; c < taxi_columns; ++c)
         cols.col[c] = reinterpret_cast<const std::uint64_t*>(f.data() + l.arrays[c].first_lba * lba_bytes);
-      e.ex.launch(grid, query_kernel<memory_columns>{}, cols, std::uint64_t{0}, rows, query, answer.data());
+      e.ex.launch(grid, query_kernel<memory_columns>{}, cols, std::uint64_t{0}, rows, query, chunk, answer.data());
       r.seconds = seconds_since(start);
       r.bytes_read = read_process_io().read_bytes - before.read_bytes;
       r.launches = 1;
