@@ -35,15 +35,23 @@ void check_runtime_parameters(const params& p, std::uint64_t methods) {
   check_range(p, "threads", 32, std::uint64_t(1) << 24);
 }
 
-stack_options stack_options_of(const params& runtime, const params& data, bool deterministic, std::uint64_t seed) {
+stack_options stack_options_of(const storage_env& e, const params& runtime, const params& data) {
   const std::uint64_t lines = runtime.at("cache_kib") * 1024 / data.at("line");
   if (lines == 0)
     throw config_error(fmt::format("cache_kib={} holds no {}-byte line", runtime.at("cache_kib"), data.at("line")));
   return {.queues_per_device = std::uint32_t(runtime.at("queues")),
           .depth = std::uint32_t(runtime.at("depth")),
           .cache_lines = std::uint32_t(lines),
-          .deterministic = deterministic,
-          .seed = seed};
+          .deterministic = e.deterministic,
+          .seed = e.seed,
+          .timing = e.device};
+}
+
+void require_timed_method(const storage_env& e, bool through_queues, std::string_view name) {
+  if (e.device && !through_queues)
+    throw config_error(fmt::format("method={} has no model in the timed mode (the host's reads and the OS's page "
+                                   "faults are not simulated): use a method that goes through the NVMe queues",
+                                   name));
 }
 
 launch_config grid_of(const params& runtime, const char* name) {

@@ -163,6 +163,7 @@ class graph_workload final : public storage_workload {
     const auto method = edge_method(p.at("method"));
     storage_run_report r;
     r.method = methods()[std::size_t(method)];
+    require_timed_method(e, method != edge_method::mmap, r.method);
     r.unit = "edges";
     std::vector<std::uint32_t> result(nodes);
     const launch_config grid = grid_of(p, components_ ? "bam_cc" : "bam_bfs");
@@ -189,7 +190,7 @@ class graph_workload final : public storage_workload {
       compute(mapped_edges{reinterpret_cast<const std::uint32_t*>(f.data() + l.arrays[0].first_lba * lba_bytes)});
       r.bytes_read = read_process_io().read_bytes - before.read_bytes;
     } else {
-      storage_stack s(e.ex, e.dir, l, stack_options_of(p, data, e.deterministic, e.seed));
+      storage_stack s(e.ex, e.dir, l, stack_options_of(e, p, data));
       const auto edges = s.array<std::uint32_t>("edges");
       cache = &s.cache();
       if (method == edge_method::none) {

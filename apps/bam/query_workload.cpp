@@ -106,6 +106,7 @@ class query_workload final : public storage_workload {
     const auto query = std::uint32_t(p.at("query"));
     storage_run_report r;
     r.method = methods()[p.at("method")];
+    require_timed_method(e, p.at("method") == bam_method, r.method);
     r.unit = "rows";
     r.operations = rows;
     std::array<std::uint64_t, 1 + taxi_columns> answer{};
@@ -114,7 +115,7 @@ class query_workload final : public storage_workload {
     const process_io before = read_process_io();
     const auto start = std::chrono::steady_clock::now();
     if (p.at("method") == bam_method) {
-      storage_stack s(e.ex, e.dir, l, stack_options_of(p, data, e.deterministic, e.seed));
+      storage_stack s(e.ex, e.dir, l, stack_options_of(e, p, data));
       stored_columns cols;
       for (std::uint32_t c = 0; c < taxi_columns; ++c) cols.col[c] = s.array<std::uint64_t>(taxi_column_names[c]);
       const auto launched = std::chrono::steady_clock::now();

@@ -28,7 +28,10 @@ storage_stack::storage_stack(cpu::executor& ex, const std::filesystem::path& dir
         *devices_.back(), mine,
         storage::controller_options{.ring_entries = std::min<std::uint32_t>(256, o.queues_per_device * o.depth),
                                     .deterministic = o.deterministic,
-                                    .seed = o.seed + d}));
+                                    .seed = o.seed + d,
+                                    .timing = o.timing,
+                                    .clock = o.timing ? std::function<vtime()>([&ex] { return ex.virtual_time(); })
+                                                      : std::function<vtime()>()}));
   }
   cache_ = std::make_unique<storage::page_cache>(
       storage::cache_options{.name = "bam", .line_bytes = l.line_bytes, .lines = o.cache_lines});

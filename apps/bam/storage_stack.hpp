@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "gpmx/storage/block_device.hpp"
 #include "gpmx/storage/cache_memory.hpp"
 #include "gpmx/storage/controller.hpp"
+#include "gpmx/storage/device_timing.hpp"
 #include "gpmx/storage/queue_memory.hpp"
 
 namespace gpmx::apps::bam {
@@ -26,6 +28,7 @@ struct stack_options {
   std::uint32_t cache_lines = 2048;
   bool deterministic = false;         // the controllers' completion order drawn from seed
   std::uint64_t seed = 1;
+  std::optional<storage::device_timing> timing = std::nullopt;  // the timed schedule: the devices' model
 };
 
 // What the devices did, summed over the controllers.

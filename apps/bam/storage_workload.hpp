@@ -14,12 +14,14 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/workload.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/storage/device_timing.hpp"
 #include "gpmx/storage/page_cache.hpp"
 
 namespace gpmx::apps::bam {
@@ -30,6 +32,11 @@ struct storage_env {
   bool deterministic = false;  // controllers post completions in an order drawn from seed
   std::uint64_t seed = 1;
   std::function<void(double fraction_done)> progress = {};
+  // The timed schedule (gpmx sim): the devices' timing; the controllers then
+  // post completions in ex's virtual time. Only the methods that reach the
+  // data through the NVMe queues run so (the host's tiles and the OS's page
+  // faults have no model).
+  std::optional<storage::device_timing> device = std::nullopt;
   void report(double f) const {
     if (progress) progress(f);
   }

@@ -117,12 +117,13 @@ class vector_add_workload final : public storage_workload {
     const std::uint64_t n = data.at("elements");
     storage_run_report r;
     r.method = methods()[p.at("method")];
+    require_timed_method(e, p.at("method") == bam_method, r.method);
     r.unit = "elements";
     r.operations = n;
     r.bytes_used = 2 * n * 8;  // the inputs: what a run must read
     const launch_config grid = grid_of(p, "bam_vectoradd");
     if (p.at("method") == bam_method) {
-      storage_stack s(e.ex, e.dir, l, stack_options_of(p, data, e.deterministic, e.seed));
+      storage_stack s(e.ex, e.dir, l, stack_options_of(e, p, data));
       const auto start = std::chrono::steady_clock::now();
       storage::launch(e.ex, s.cache(), grid, stored_add_kernel{}, s.array<std::uint64_t>("a"), s.array<std::uint64_t>("b"),
                   s.array<std::uint64_t>("c"), std::uint64_t(l.line_bytes / 8));

@@ -14,6 +14,8 @@
 #include "bam/storage_workload.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/sim/config.hpp"
+#include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/storage/storage_error.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 
@@ -77,6 +79,30 @@ TEST(BamWorkloads, CachedMethodsUnderTheDeterministicScheduleWithSeveralSeeds) {
       const verify_report v = w.verify(e);
       EXPECT_TRUE(v.ok) << v.detail;
     }
+  }
+}
+
+TEST(BamWorkloads, QueueMethodsRunInTheTimedModeAndTheOthersAreRefused) {
+  for (const char* name : {"bam-bfs", "bam-query", "bam-vectoradd"}) {
+    storage_workload& w = workload(name);
+    SCOPED_TRACE(name);
+    scratch_dir dir;
+    sim::gpu_model gpu(sim::named_config("sbrp-table1"));
+    cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
+    const storage_env e{ex, dir / "w", false, 1, {}, storage::device_timing::named("nand-ssd")};
+    params p = resolve_storage_params(w, w.small_params());
+    if (p.contains("nodes")) p["nodes"] = 512;
+    if (p.contains("rows")) p["rows"] = 1u << 12;
+    if (p.contains("elements")) p["elements"] = 1u << 12;
+    const vtime before = ex.virtual_time();
+    const storage_run_report r = w.run(e, p);
+    // Every command waited its turn on the device model: at least one latency passed.
+    EXPECT_GE(ex.virtual_time() - before, vtime(324'000'000)) << r.answer;
+    cpu::executor check({.workers = 2});
+    const verify_report v = w.verify({check, e.dir});
+    EXPECT_TRUE(v.ok) << v.detail;
+    const std::uint64_t host_method = std::string(name) == "bam-bfs" ? 4 : 1;  // mmap, tiling
+    EXPECT_THROW(w.execute(e, with(p, {{"method", host_method}})), config_error);
   }
 }
 

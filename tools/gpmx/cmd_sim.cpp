@@ -21,12 +21,13 @@
 #include "gpmx/sim/report.hpp"
 #include "kv_table.hpp"
 #include "progress_bar.hpp"
+#include "sim_storage.hpp"
 
 namespace gpmx::cli {
 namespace {
 
 struct sim_args {
-  std::string workload, style = "epoch", data = "gpmx-data", config = "sbrp-table1", out;
+  std::string workload, style = "epoch", data = "gpmx-data", config = "sbrp-table1", out, device = "optane-p5800x";
   std::vector<std::string> param_texts, sets;
   std::uint64_t seed = 1;
   bool full_size = false, json = false, quiet = false, list_configs = false, bench = false;
@@ -87,6 +88,9 @@ void do_sim(const sim_args& a) {
   }
   if (a.workload.empty())
     throw config_error("gpmx sim: name a workload (gpmx list), or use --list-configs or --bench");
+  if (sim_storage_workload({a.workload, a.data, a.device, a.out, a.param_texts, a.full_size, a.json, a.quiet},
+                           configure(a)))
+    return;
   apps::workload& w = apps::find_workload(a.workload);
   apps::params given = a.full_size ? apps::params{} : w.small_params();
   for (const std::string& t : a.param_texts) apps::parse_param(t, given);
@@ -133,6 +137,8 @@ void register_sim(CLI::App& app) {
   sub->add_option("--seed", a->seed, "seed of the pools' identities (the timed schedule makes no random "
                                      "choice)")->capture_default_str();
   sub->add_option("--data", a->data, "directory for the workload's files (DATA/W)")->capture_default_str();
+  sub->add_option("--device", a->device, "storage workloads: the devices' timing (optane-p5800x, nand-ssd)")
+      ->capture_default_str();
   sub->add_option("--out", a->out, "also write the JSON report to this file");
   sub->add_flag("--json", a->json, "print JSON instead of a table");
   sub->add_flag("--quiet", a->quiet, "no progress bar");
