@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -15,7 +16,7 @@
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/storage/block_device.hpp"
 #include "gpmx/storage/cache_memory.hpp"
-#include "gpmx/storage/warp_cursor.hpp"
+#include "gpmx/storage/array.hpp"
 #include "gpmx/storage/controller.hpp"
 #include "gpmx/storage/device_timing.hpp"
 #include "gpmx/sim/config.hpp"
@@ -79,6 +80,29 @@ void make_file(const std::filesystem::path& p, std::uint64_t bytes) {
   if (!out) throw error(error_code::io, fmt::format("bench storage: cannot write {}", p.string()));
 }
 
+// One device's queue pairs and the controller serving them, attached to ex
+// while this lives.
+struct served_device {
+  std::vector<std::unique_ptr<st::queue_pair_memory>> memory;
+  std::vector<st::queue_pair_view> queues;
+  std::unique_ptr<st::controller> ctl;
+  std::optional<cpu::agent_attachment> on;
+  served_device(cpu::executor& ex, st::block_device& dev, const storage_bench_options& o, st::controller_options co) {
+    for (std::uint32_t q = 0; q < o.queues; ++q) {
+      memory.push_back(std::make_unique<st::queue_pair_memory>(std::uint16_t(q + 1), st::queue_options{.depth = o.depth}));
+      queues.push_back(memory.back()->view());
+    }
+    co.ring_entries = o.ring_entries;
+    ctl = std::make_unique<st::controller>(dev, queues, std::move(co));
+    on.emplace(ex.attach(*ctl));
+  }
+};
+
+using aligned_bytes = std::unique_ptr<std::byte, void (*)(void*)>;
+aligned_bytes aligned_buffer(std::size_t bytes) {
+  return aligned_bytes(static_cast<std::byte*>(std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096)), std::free);
+}
+
 // fio's random-read IOPS on `file`; 0 when fio is missing or fails.
 double fio_iops(const std::filesystem::path& file, const std::filesystem::path& out, const std::string& pattern,
                 std::uint32_t block, std::uint32_t depth, bool direct, unsigned seconds) {
@@ -98,10 +122,6 @@ double fio_iops(const std::filesystem::path& file, const std::filesystem::path& 
   return j["jobs"][0][write ? "write" : "read"]["iops"].get<double>();
 }
 
-}  // namespace
-
-namespace {
-
 // The block kernel in virtual time against the device model: IOPS against
 // threads and devices.
 std::vector<result> run_timed_block_benchmark(const storage_bench_options& o, const std::filesystem::path& dir) {
@@ -119,29 +139,15 @@ std::vector<result> run_timed_block_benchmark(const storage_bench_options& o, co
       if (o.progress) o.progress(fmt::format("timed {} x{}: {} threads", o.timed_device, ndev, threads));
       sim::gpu_model gpu(sim::named_config("sbrp-table1"));
       cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
-      std::vector<std::unique_ptr<st::queue_pair_memory>> memory;
-      std::vector<st::queue_pair_view> queues;
-      std::vector<std::unique_ptr<st::controller>> controllers;
-      std::vector<cpu::agent_attachment> on;
-      for (std::uint32_t d = 0; d < ndev; ++d) {
-        std::vector<st::queue_pair_view> mine;
-        for (std::uint32_t q = 0; q < o.queues; ++q) {
-          memory.push_back(std::make_unique<st::queue_pair_memory>(std::uint16_t(q + 1), st::queue_options{.depth = o.depth}));
-          mine.push_back(memory.back()->view());
-        }
-        queues.insert(queues.end(), mine.begin(), mine.end());
-        controllers.push_back(std::make_unique<st::controller>(
-            *devices[d], mine,
-            st::controller_options{.ring_entries = o.ring_entries, .timing = timing,
-                                   .clock = [&ex] { return ex.virtual_time(); }}));
-        on.push_back(ex.attach(*controllers.back()));
-      }
+      std::vector<std::unique_ptr<served_device>> served;
+      for (std::uint32_t d = 0; d < ndev; ++d)
+        served.push_back(std::make_unique<served_device>(
+            ex, *devices[d], o, st::controller_options{.timing = timing, .clock = [&ex] { return ex.virtual_time(); }}));
       // Warp w uses queue w mod (n x queues) of this list: consecutive warps on different devices.
       std::vector<st::queue_pair_view> interleaved;
       for (std::uint32_t q = 0; q < o.queues; ++q)
-        for (std::uint32_t d = 0; d < ndev; ++d) interleaved.push_back(queues[d * o.queues + q]);
-      std::unique_ptr<std::byte, void (*)(void*)> buffers(
-          static_cast<std::byte*>(std::aligned_alloc(4096, std::size_t(threads) * block)), std::free);
+        for (std::uint32_t d = 0; d < ndev; ++d) interleaved.push_back(served[d]->queues[q]);
+      const aligned_bytes buffers = aligned_buffer(std::size_t(threads) * block);
       std::uint32_t failed = 0;
       const std::uint32_t per_block = std::min<std::uint32_t>(threads, 256);
       const auto t0 = std::chrono::steady_clock::now();
@@ -156,7 +162,7 @@ std::vector<result> run_timed_block_benchmark(const storage_bench_options& o, co
                                "512 B random reads in virtual time against the device model");
       const double commands = double(threads) * o.timed_reads;
       vtime device_time = 0;
-      for (const auto& c : controllers) device_time += c->counters().device_time;
+      for (const auto& d : served) device_time += d->ctl->counters().device_time;
       const double per_command_s = timing.latency_us * 1e-6 + 1.0 / timing.iops;
       row.metrics["simulated_s"] = simulated_s;
       row.metrics["simulated_iops"] = commands / simulated_s;
@@ -210,17 +216,10 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
       for (const std::uint32_t threads : o.threads) {
         if (o.progress) o.progress(fmt::format("queues {} {} B, {} threads", pattern, block, threads));
         cpu::executor ex({.workers = o.workers});
-        std::vector<std::unique_ptr<st::queue_pair_memory>> memory;
-        std::vector<st::queue_pair_view> queues;
-        for (std::uint32_t q = 0; q < o.queues; ++q) {
-          memory.push_back(std::make_unique<st::queue_pair_memory>(std::uint16_t(q + 1), st::queue_options{.depth = o.depth}));
-          queues.push_back(memory.back()->view());
-        }
-        st::controller ctl(device, queues, {.ring_entries = o.ring_entries});
-        auto on = ex.attach(ctl);
+        served_device served(ex, device, o, {});
+        const std::vector<st::queue_pair_view>& queues = served.queues;
         const std::size_t buffer_bytes = std::size_t(threads) * block;
-        std::unique_ptr<std::byte, void (*)(void*)> buffers(static_cast<std::byte*>(std::aligned_alloc(4096, buffer_bytes)),
-                                                            std::free);
+        const aligned_bytes buffers = aligned_buffer(buffer_bytes);
         std::memset(buffers.get(), 0x5a, buffer_bytes);
         std::uint32_t failed = 0;
         const std::uint32_t per_block = std::min<std::uint32_t>(threads, 256);
@@ -248,14 +247,8 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
     st::block_device device(file, "bench", {.lba_bytes = 512});
     const std::uint64_t pages = std::min<std::uint64_t>(1024, device.blocks() / 8);
     cpu::executor ex({.workers = o.workers});
-    std::vector<std::unique_ptr<st::queue_pair_memory>> memory;
-    std::vector<st::queue_pair_view> queues;
-    for (std::uint32_t q = 0; q < o.queues; ++q) {
-      memory.push_back(std::make_unique<st::queue_pair_memory>(std::uint16_t(q + 1), st::queue_options{.depth = o.depth}));
-      queues.push_back(memory.back()->view());
-    }
-    st::controller ctl(device, queues, {.ring_entries = o.ring_entries});
-    auto on = ex.attach(ctl);
+    served_device served(ex, device, o, {});
+    const std::vector<st::queue_pair_view>& queues = served.queues;
     st::page_cache cache({.name = "hit-path", .line_bytes = 4096, .lines = std::uint32_t(pages)});
     const auto a = cache.array<std::uint64_t>(cache.add_range(pages, 0, {&device}, queues), pages * 512);
     const std::uint32_t threads = o.threads.empty() ? 4096 : *std::max_element(o.threads.begin(), o.threads.end());

@@ -7,17 +7,25 @@
 
 namespace gpmx::apps::bam {
 
-std::vector<param_spec> layout_parameters() {
-  return {{"devices", 1, "device files the data is striped over (page p on device p mod n)"},
-          {"line", 4096, "cache line and I/O size in bytes: a power of two, 512 to 65536"}};
+std::vector<param_spec> with_storage_parameters(std::vector<param_spec> own, std::uint64_t default_method,
+                                                std::uint64_t default_cache_kib) {
+  const std::vector<param_spec> common = {
+      {"devices", 1, "device files the data is striped over (page p on device p mod n)"},
+      {"line", 4096, "cache line and I/O size in bytes: a power of two, 512 to 65536"},
+      {"method", default_method, "how kernels reach the data (gpmx list shows the names)"},
+      {"cache_kib", default_cache_kib, "page cache size in KiB (BaM methods)"},
+      {"queues", 4, "NVMe queue pairs per device"},
+      {"depth", 256, "entries per queue"},
+      {"threads", 4096, "kernel threads"}};
+  own.insert(own.end(), common.begin(), common.end());
+  return own;
 }
 
-std::vector<param_spec> runtime_parameters(std::uint64_t default_method, std::uint64_t default_cache_kib) {
-  return {{"method", default_method, "how kernels reach the data (gpmx list shows the names)"},
-          {"cache_kib", default_cache_kib, "page cache size in KiB (BaM methods)"},
-          {"queues", 4, "NVMe queue pairs per device"},
-          {"depth", 256, "entries per queue"},
-          {"threads", 4096, "kernel threads"}};
+params small_storage_params(params own, std::uint64_t line, std::uint64_t method, std::uint64_t cache_kib,
+                            std::uint64_t threads) {
+  own.insert({{"devices", 1}, {"line", line}, {"method", method}, {"cache_kib", cache_kib}, {"queues", 2},
+              {"depth", 64}, {"threads", threads}});
+  return own;
 }
 
 void check_layout_parameters(const params& p) {

@@ -13,8 +13,15 @@
 
 namespace gpmx::apps::bam {
 
-std::vector<param_spec> layout_parameters();   // devices, line
-std::vector<param_spec> runtime_parameters(std::uint64_t default_method, std::uint64_t default_cache_kib);
+// A workload's own parameters followed by devices and line (the layout),
+// then method, cache_kib, queues, depth and threads.
+std::vector<param_spec> with_storage_parameters(std::vector<param_spec> own, std::uint64_t default_method,
+                                                std::uint64_t default_cache_kib);
+// A workload's own test sizes with the common ones: one device, lines of
+// `line` bytes, `method`, a cache of `cache_kib`, 2 queues of depth 64,
+// `threads` threads.
+params small_storage_params(params own, std::uint64_t line, std::uint64_t method, std::uint64_t cache_kib,
+                            std::uint64_t threads);
 void check_layout_parameters(const params& p);
 void check_runtime_parameters(const params& p, std::uint64_t methods);
 stack_options stack_options_of(const storage_env& e, const params& runtime, const params& data);

@@ -17,7 +17,6 @@
 #include "gpmx/exec/observer.hpp"
 #include "gpmx/storage/array.hpp"
 #include "gpmx/storage/uncached_read.hpp"
-#include "gpmx/storage/warp_cursor.hpp"
 
 namespace gpmx::apps::bam {
 

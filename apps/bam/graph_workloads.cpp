@@ -41,16 +41,8 @@ void check_graph_params(const params& p) {
 }
 
 bfs::graph make_graph(const params& p) {
-  const auto nodes = std::uint32_t(p.at("nodes"));
-  switch (p.at("graph")) {
-    case road: return bfs::make_road_graph(nodes, std::uint32_t(p.at("shortcuts")), p.at("seed"));
-    case scale_free: return bfs::make_scale_free_graph(nodes, std::uint32_t(p.at("degree")), p.at("seed"));
-    default: break;
-  }
-  const char* file = std::getenv(edge_list_variable);
-  if (file == nullptr || *file == '\0')
-    throw config_error(fmt::format("graph=2 reads the edge list named by {}, which is not set", edge_list_variable));
-  return bfs::read_edge_list(file);
+  return bfs::make_input_graph(p.at("graph"), std::uint32_t(p.at("nodes")), std::uint32_t(p.at("shortcuts")),
+                               std::uint32_t(p.at("degree")), p.at("seed"), edge_list_variable, "bam graph");
 }
 
 storage_layout layout_of(const params& data, std::uint64_t edges) {
@@ -123,16 +115,12 @@ class graph_workload final : public storage_workload {
         {"shortcuts", 64, "road graph: random long edges added to the grid"},
         {"seed", 1, "seed of the generated graph"}};
     if (!components_) p.push_back({"source", 0, "the node the search starts from"});
-    for (auto& s : layout_parameters()) p.push_back(s);
-    for (auto& s : runtime_parameters(std::uint64_t(edge_method::reuse), 8192)) p.push_back(s);
-    return p;
+    return with_storage_parameters(p, std::uint64_t(edge_method::reuse), 8192);
   }
   params small_params() const override {
-    params p = {{"graph", scale_free}, {"nodes", 4096}, {"degree", 8}, {"shortcuts", 4}, {"seed", 1},
-                {"devices", 1},       {"line", 1024},  {"method", std::uint64_t(edge_method::reuse)},
-                {"cache_kib", 64},    {"queues", 2},   {"depth", 64}, {"threads", 256}};
+    params p = {{"graph", scale_free}, {"nodes", 4096}, {"degree", 8}, {"shortcuts", 4}, {"seed", 1}};
     if (!components_) p["source"] = 0;
-    return p;
+    return small_storage_params(p, 1024, std::uint64_t(edge_method::reuse), 64, 256);
   }
 
   void prepare(const storage_env& e, const params& p) override {

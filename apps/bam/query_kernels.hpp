@@ -13,7 +13,6 @@
 #include "gpmx/exec/memory_scope.hpp"
 #include "gpmx/exec/observer.hpp"
 #include "gpmx/storage/array.hpp"
-#include "gpmx/storage/warp_cursor.hpp"
 
 namespace gpmx::apps::bam {
 

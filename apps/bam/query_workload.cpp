@@ -63,17 +63,16 @@ class query_workload final : public storage_workload {
   }
   std::vector<std::string> methods() const override { return {"bam", "tiling", "mmap"}; }
   std::vector<param_spec> parameters() const override {
-    std::vector<param_spec> p = {{"rows", 1u << 20, "trips in the table"},
-                                 {"seed", 1, "seed of the generated table"},
-                                 {"query", 5, "which query: 0 (scan distance) to 5 (dollars per mile)"},
-                                 {"tile_rows", 1u << 18, "tiling: rows of each column the host loads per tile"}};
-    for (auto& s : layout_parameters()) p.push_back(s);
-    for (auto& s : runtime_parameters(bam_method, 8192)) p.push_back(s);
-    return p;
+    return with_storage_parameters(
+        {{"rows", 1u << 20, "trips in the table"},
+         {"seed", 1, "seed of the generated table"},
+         {"query", 5, "which query: 0 (scan distance) to 5 (dollars per mile)"},
+         {"tile_rows", 1u << 18, "tiling: rows of each column the host loads per tile"}},
+        bam_method, 8192);
   }
   params small_params() const override {
-    return {{"rows", 1u << 15}, {"seed", 1}, {"query", 5},  {"tile_rows", 1u << 12}, {"devices", 1},    {"line", 4096},
-            {"method", bam_method}, {"cache_kib", 256}, {"queues", 2}, {"depth", 64}, {"threads", 512}};
+    return small_storage_params({{"rows", 1u << 15}, {"seed", 1}, {"query", 5}, {"tile_rows", 1u << 12}}, 4096,
+                                bam_method, 256, 512);
   }
 
   void prepare(const storage_env& e, const params& p) override {

@@ -21,7 +21,7 @@
 #include "bam/storage_workload.hpp"
 #include "common/run_meta.hpp"
 #include "gpmx/exec/errors.hpp"
-#include "gpmx/storage/warp_cursor.hpp"
+#include "gpmx/storage/array.hpp"
 #include "gpmx/support/elapsed.hpp"
 #include "gpmx/support/hash_mix.hpp"
 
@@ -78,16 +78,13 @@ class vector_add_workload final : public storage_workload {
   }
   std::vector<std::string> methods() const override { return {"bam", "tiling", "mmap"}; }
   std::vector<param_spec> parameters() const override {
-    std::vector<param_spec> p = {{"elements", 1u << 22, "8-byte elements per vector"},
-                                 {"seed", 1, "seed of the inputs"},
-                                 {"tile", 1u << 20, "tiling: elements per tile"}};
-    for (auto& s : layout_parameters()) p.push_back(s);
-    for (auto& s : runtime_parameters(bam_method, 8192)) p.push_back(s);
-    return p;
+    return with_storage_parameters({{"elements", 1u << 22, "8-byte elements per vector"},
+                                    {"seed", 1, "seed of the inputs"},
+                                    {"tile", 1u << 20, "tiling: elements per tile"}},
+                                   bam_method, 8192);
   }
   params small_params() const override {
-    return {{"elements", 1u << 15}, {"seed", 1}, {"tile", 1u << 12}, {"devices", 1},  {"line", 4096},
-            {"method", bam_method}, {"cache_kib", 256}, {"queues", 2}, {"depth", 64}, {"threads", 256}};
+    return small_storage_params({{"elements", 1u << 15}, {"seed", 1}, {"tile", 1u << 12}}, 4096, bam_method, 256, 256);
   }
 
   void prepare(const storage_env& e, const params& p) override {

@@ -40,16 +40,8 @@ void check_params(const params& p) {
 }
 
 bfs::graph make_graph(const params& p) {
-  const auto nodes = std::uint32_t(p.at("nodes"));
-  switch (p.at("graph")) {
-    case road: return bfs::make_road_graph(nodes, std::uint32_t(p.at("shortcuts")), p.at("seed"));
-    case scale_free: return bfs::make_scale_free_graph(nodes, std::uint32_t(p.at("degree")), p.at("seed"));
-    default: break;
-  }
-  const char* file = std::getenv(edge_list_variable);
-  if (file == nullptr || *file == '\0')
-    throw config_error(fmt::format("bfs: graph=2 reads the edge list named by {}, which is not set", edge_list_variable));
-  return bfs::read_edge_list(file);
+  return bfs::make_input_graph(p.at("graph"), std::uint32_t(p.at("nodes")), std::uint32_t(p.at("shortcuts")),
+                               std::uint32_t(p.at("degree")), p.at("seed"), edge_list_variable, "bfs");
 }
 
 // Edges a search from source scans: the degrees of the nodes it reaches.

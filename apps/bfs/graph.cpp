@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <string>
@@ -61,6 +62,17 @@ graph make_scale_free_graph(std::uint32_t nodes, std::uint32_t degree, std::uint
     if (u < nodes && v < nodes) edges.emplace_back(u, v);  // ids past `nodes` are drawn again
   }
   return from_edges(nodes, edges);
+}
+
+graph make_input_graph(std::uint64_t kind, std::uint32_t nodes, std::uint32_t shortcuts, std::uint32_t degree,
+                       std::uint64_t seed, const char* edge_list_variable, std::string_view who) {
+  if (kind == 0) return make_road_graph(nodes, shortcuts, seed);
+  if (kind == 1) return make_scale_free_graph(nodes, degree, seed);
+  const char* file = std::getenv(edge_list_variable);
+  if (file == nullptr || *file == '\0')
+    throw config_error(
+        fmt::format("{}: graph=2 reads the edge list named by {}, which is not set", who, edge_list_variable));
+  return read_edge_list(file);
 }
 
 graph read_edge_list(const std::filesystem::path& file) {

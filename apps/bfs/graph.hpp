@@ -4,6 +4,7 @@
 // from a seed or read from an edge-list file.
 #include <cstdint>
 #include <filesystem>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,13 @@ graph make_scale_free_graph(std::uint32_t nodes, std::uint32_t degree, std::uint
 // are 0-based and the graph has max id + 1 nodes. Throws config_error naming
 // the file and line of a malformed line.
 graph read_edge_list(const std::filesystem::path& file);
+
+// What a graph workload's parameters name: 0 a road graph, 1 a scale-free
+// graph (both generated from `seed`), 2 the edge list in the file that the
+// environment variable `edge_list_variable` names. Throws config_error,
+// starting with `who`, when that variable is not set.
+graph make_input_graph(std::uint64_t kind, std::uint32_t nodes, std::uint32_t shortcuts, std::uint32_t degree,
+                       std::uint64_t seed, const char* edge_list_variable, std::string_view who);
 
 // Levels of every node from source by a sequential BFS (unvisited where unreachable).
 std::vector<std::uint32_t> reference_levels(const graph& g, std::uint32_t source);

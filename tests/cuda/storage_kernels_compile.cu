@@ -5,7 +5,7 @@
 
 #include "gpmx/storage/cache_memory.hpp"
 #include "gpmx/storage/uncached_read.hpp"
-#include "gpmx/storage/warp_cursor.hpp"
+#include "gpmx/storage/array.hpp"
 
 namespace {
 

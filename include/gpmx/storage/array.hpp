@@ -101,11 +101,19 @@ struct array_view {
 // keeps the page of its last element pinned while the index stays inside
 // it, so repeated accesses skip the probe. The page is marked dirty only
 // when the cursor writes. Call done() before the thread ends (or moves on
-// to other work), or the page stays pinned.
-template <class T>
-class array_cursor {
+// to work whose pages it will not reuse), or the page stays pinned: a
+// thread holds at most one page per cursor between calls.
+//
+// array_cursor probes once per thread and page. warp_cursor adds warp
+// coalescing, as BaM's graph kernels use bam_ptr: the lanes that leave
+// their pages at the same point take their new pages together, one probe
+// per distinct page (the group's leader pins it for every lane of the
+// group, each lane later releasing its own pin); lanes walking a page in
+// step, 32 elements apart, probe it once per warp.
+template <class T, bool Coalesced>
+class page_cursor {
  public:
-  GPMX_HD explicit array_cursor(const array_view<T>& a) : a_(a) {}
+  GPMX_HD explicit page_cursor(const array_view<T>& a) : a_(a) {}
 
   template <class Ctx>
   GPMX_HD T read(Ctx& t, std::uint64_t i) {
@@ -133,16 +141,41 @@ class array_cursor {
     const std::uint64_t page = byte / a_.cache.line_bytes;
     if (!pinned_ || page != page_) {
       done(t);
-      slot_ = acquire(t, a_.cache, a_.range, page, 1, write);
+      slot_ = take(t, page, write);
       page_ = page;
       pinned_ = true;
       dirty_ = write;
-      ++probes_;
     } else if (write && !dirty_) {
-      t.atomic_or(&a_.cache.ranges[a_.range].state[page], page_dirty, memory_order::relaxed);
-      dirty_ = true;
+      mark_dirty(t, page);
     }
     return reinterpret_cast<T*>(a_.cache.line(slot_) + byte % a_.cache.line_bytes);
+  }
+
+  template <class Ctx>
+  GPMX_HD std::uint32_t take(Ctx& t, std::uint64_t page, bool write) {
+    if constexpr (!Coalesced) {
+      ++probes_;
+      return acquire(t, a_.cache, a_.range, page, 1, write);
+    } else {
+      // Only the lanes that need a new page here meet: the others go on.
+      const std::uint32_t group = t.match_any(t.activemask(), detail::page_key(a_.range, page));
+      const std::uint32_t leader = detail::lowest_set_lane(group);
+      std::uint32_t slot = 0;
+      if (t.lane_id() == leader) {
+        slot = acquire(t, a_.cache, a_.range, page, detail::lanes_in(group), write);
+        ++probes_;
+      }
+      slot = t.shfl(group, slot, int(leader));
+      // A writing lane of a group whose leader only read marks the page itself.
+      if (write && t.lane_id() != leader) mark_dirty(t, page);
+      return slot;
+    }
+  }
+
+  template <class Ctx>
+  GPMX_HD void mark_dirty(Ctx& t, std::uint64_t page) {
+    t.atomic_or(&a_.cache.ranges[a_.range].state[page], page_dirty, memory_order::relaxed);
+    dirty_ = true;
   }
 
   array_view<T> a_;
@@ -152,5 +185,10 @@ class array_cursor {
   bool pinned_ = false;
   bool dirty_ = false;
 };
+
+template <class T>
+using array_cursor = page_cursor<T, false>;
+template <class T>
+using warp_cursor = page_cursor<T, true>;
 
 }  // namespace gpmx::storage
