@@ -10,6 +10,8 @@
 //   reuse      coalesced, and each thread keeps its page pinned while its
 //              next edges stay in it (reference reuse)
 //   mmap       the device file mapped: the OS pages it in on faults
+//   tiling     the CPU-initiated baseline: the host loads the edges a tile
+//              at a time and launches the kernel on each tile
 #include <cstddef>
 #include <cstdint>
 
@@ -20,7 +22,7 @@
 
 namespace gpmx::apps::bam {
 
-enum class edge_method : std::uint32_t { none = 0, naive = 1, coalesced = 2, reuse = 3, mmap = 4 };
+enum class edge_method : std::uint32_t { none = 0, naive = 1, coalesced = 2, reuse = 3, mmap = 4, tiling = 5 };
 
 struct uncached_edges {
   storage::array_view<std::uint32_t> a;
@@ -81,19 +83,24 @@ struct reused_edges {
   reader make() const { return {storage::warp_cursor<std::uint32_t>(a)}; }
 };
 
+// Edges in memory: a mapping of the whole array (first = 0) or a tile the
+// host loaded, holding edges from `first` on.
 struct mapped_edges {
   const std::uint32_t* edges;
+  std::uint64_t first = 0;
   struct reader {
     const std::uint32_t* edges;
+    std::uint64_t first;
     template <class Ctx>
     std::uint32_t read(Ctx& t, std::uint64_t i) {
-      t.record_load(mem_space::global, edges + i, sizeof(std::uint32_t));
-      return edges[i];
+      const std::uint32_t* p = edges + (i - first);
+      t.record_load(mem_space::global, p, sizeof(std::uint32_t));
+      return *p;
     }
     template <class Ctx>
     void done(Ctx&) {}
   };
-  reader make() const { return {edges}; }
+  reader make() const { return {edges, first}; }
 };
 
 }  // namespace gpmx::apps::bam

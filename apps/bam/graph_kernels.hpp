@@ -13,19 +13,27 @@ namespace gpmx::apps::bam {
 
 inline constexpr std::uint32_t not_reached = 0xffffffffu;
 
+// The part of the graph one launch covers: nodes [v_begin, v_end) and, of
+// their edges, those in [e_begin, e_end). The whole graph for every method
+// but tiling, which launches once per tile of edges the host loaded.
+struct graph_window {
+  std::uint64_t v_begin = 0, v_end = 0, e_begin = 0, e_end = 0;
+};
+
 // One level of a top-down BFS: every node at `level` labels its unreached
 // neighbours level + 1; `found` counts the nodes labelled.
 template <class Access>
 struct bfs_level_kernel {
   template <class Ctx>
-  void operator()(Ctx& t, Access access, const std::uint64_t* offsets, std::uint32_t nodes, std::uint32_t* levels,
+  void operator()(Ctx& t, Access access, graph_window w, const std::uint64_t* offsets, std::uint32_t* levels,
                   std::uint32_t level, std::uint64_t* found, std::uint64_t* scanned) const {
     auto reader = access.make();
     const std::uint64_t warps = t.global_count() / 32;
     std::uint64_t labelled = 0, edges = 0;
-    for (std::uint64_t v = t.global_id() / 32; v < nodes; v += warps) {
+    for (std::uint64_t v = w.v_begin + t.global_id() / 32; v < w.v_end; v += warps) {
       if (t.atomic_load(&levels[v], memory_order::relaxed) != level) continue;
-      for (std::uint64_t e = offsets[v] + t.lane_id(); e < offsets[v + 1]; e += 32) {
+      const std::uint64_t end = offsets[v + 1] < w.e_end ? offsets[v + 1] : w.e_end;
+      for (std::uint64_t e = (offsets[v] > w.e_begin ? offsets[v] : w.e_begin) + t.lane_id(); e < end; e += 32) {
         const std::uint32_t u = reader.read(t, e);
         ++edges;
         if (t.atomic_load(&levels[u], memory_order::relaxed) == not_reached &&
@@ -46,13 +54,14 @@ struct bfs_level_kernel {
 template <class Access>
 struct cc_hook_kernel {
   template <class Ctx>
-  void operator()(Ctx& t, Access access, const std::uint64_t* offsets, std::uint32_t nodes, std::uint32_t* labels,
+  void operator()(Ctx& t, Access access, graph_window w, const std::uint64_t* offsets, std::uint32_t* labels,
                   std::uint64_t* changed, std::uint64_t* scanned) const {
     auto reader = access.make();
     const std::uint64_t warps = t.global_count() / 32;
     std::uint64_t hooks = 0, edges = 0;
-    for (std::uint64_t v = t.global_id() / 32; v < nodes; v += warps) {
-      for (std::uint64_t e = offsets[v] + t.lane_id(); e < offsets[v + 1]; e += 32) {
+    for (std::uint64_t v = w.v_begin + t.global_id() / 32; v < w.v_end; v += warps) {
+      const std::uint64_t end = offsets[v + 1] < w.e_end ? offsets[v + 1] : w.e_end;
+      for (std::uint64_t e = (offsets[v] > w.e_begin ? offsets[v] : w.e_begin) + t.lane_id(); e < end; e += 32) {
         const std::uint32_t u = reader.read(t, e);
         ++edges;
         const std::uint32_t lv = t.atomic_load(&labels[v], memory_order::relaxed);

@@ -106,19 +106,22 @@ class graph_workload final : public storage_workload {
     return components_ ? "connected components (hooking + pointer jumping) over edges on storage (BaM section 5.2)"
                        : "level-synchronous BFS over edges on storage (BaM section 5.2)";
   }
-  std::vector<std::string> methods() const override { return {"none", "naive", "coalesced", "reuse", "mmap"}; }
+  std::vector<std::string> methods() const override {
+    return {"none", "naive", "coalesced", "reuse", "mmap", "tiling"};
+  }
   std::vector<param_spec> parameters() const override {
     std::vector<param_spec> p = {
         {"graph", scale_free, "input: 0 road-like grid, 1 scale-free R-MAT, 2 edge list named by GPMX_BAM_EDGE_LIST"},
         {"nodes", 1u << 20, "nodes of a generated graph"},
         {"degree", 8, "scale-free graph: mean degree"},
         {"shortcuts", 64, "road graph: random long edges added to the grid"},
-        {"seed", 1, "seed of the generated graph"}};
+        {"seed", 1, "seed of the generated graph"},
+        {"tile_edges", 1u << 20, "tiling: edges the host loads per tile"}};
     if (!components_) p.push_back({"source", 0, "the node the search starts from"});
     return with_storage_parameters(p, std::uint64_t(edge_method::reuse), 8192);
   }
   params small_params() const override {
-    params p = {{"graph", scale_free}, {"nodes", 4096}, {"degree", 8}, {"shortcuts", 4}, {"seed", 1}};
+    params p = {{"graph", scale_free}, {"nodes", 4096}, {"degree", 8}, {"shortcuts", 4}, {"seed", 1}, {"tile_edges", 8192}};
     if (!components_) p["source"] = 0;
     return small_storage_params(p, 1024, std::uint64_t(edge_method::reuse), 64, 256);
   }
@@ -151,12 +154,14 @@ class graph_workload final : public storage_workload {
     const auto method = edge_method(p.at("method"));
     storage_run_report r;
     r.method = methods()[std::size_t(method)];
-    require_timed_method(e, method != edge_method::mmap, r.method);
+    require_timed_method(e, method != edge_method::mmap && method != edge_method::tiling, r.method);
+    check_range(p, "tile_edges", 1, std::uint64_t(1) << 32);
     r.unit = "edges";
     std::vector<std::uint32_t> result(nodes);
     const launch_config grid = grid_of(p, components_ ? "bam_cc" : "bam_bfs");
     const storage::page_cache* cache = nullptr;  // set for the methods that use one
-    auto compute = [&](auto access) {
+    // sweep(f) calls f(window, access) for the launches of one level or pass.
+    auto compute = [&](auto sweep) {
       // Through the cache's launch, a cache whose every line is pinned is reported by name.
       auto launch = [&](const launch_config& cfg, auto kernel, auto&&... args) {
         if (cache != nullptr)
@@ -166,17 +171,36 @@ class graph_workload final : public storage_workload {
       };
       const auto start = std::chrono::steady_clock::now();
       if (components_)
-        components(e, launch, access, offsets, result, grid, r);
+        components(e, launch, sweep, offsets, result, grid, r);
       else
-        search(e, launch, access, offsets, std::uint32_t(data.at("source")), result, grid, r);
+        search(e, launch, sweep, offsets, std::uint32_t(data.at("source")), result, grid, r);
       r.seconds = seconds_since(start);
+    };
+    const graph_window whole{0, nodes, 0, offsets.back()};
+    auto once = [&](auto access) {
+      return [whole, access](auto&& f) { f(whole, access); };
     };
     if (method == edge_method::mmap) {
       if (l.devices != 1) throw config_error("method=mmap maps one device file: prepare with devices=1");
       mapped_file f(l.device_path(e.dir, 0), false);
       const process_io before = read_process_io();
-      compute(mapped_edges{reinterpret_cast<const std::uint32_t*>(f.data() + l.arrays[0].first_lba * lba_bytes)});
+      compute(once(mapped_edges{reinterpret_cast<const std::uint32_t*>(f.data() + l.arrays[0].first_lba * lba_bytes)}));
       r.bytes_read = read_process_io().read_bytes - before.read_bytes;
+    } else if (method == edge_method::tiling) {
+      // Every level (pass) the host loads all the edges, a tile at a time:
+      // it cannot know which nodes the frontier holds.
+      const std::uint64_t tile = p.at("tile_edges");
+      std::vector<std::uint32_t> buffer(std::min<std::uint64_t>(tile, std::max<std::uint64_t>(offsets.back(), 1)));
+      compute([&](auto&& f) {
+        for (std::uint64_t first = 0; first < offsets.back(); first += tile) {
+          const std::uint64_t end = std::min(offsets.back(), first + tile);
+          read_array(e.dir, l, "edges", first * 4, std::as_writable_bytes(std::span(buffer.data(), end - first)));
+          r.bytes_read += (end - first) * 4;
+          const auto v_begin = std::uint64_t(std::upper_bound(offsets.begin(), offsets.end(), first) - offsets.begin() - 1);
+          const auto v_end = std::uint64_t(std::lower_bound(offsets.begin(), offsets.end(), end) - offsets.begin());
+          f(graph_window{v_begin, std::min<std::uint64_t>(v_end, nodes), first, end}, mapped_edges{buffer.data(), first});
+        }
+      });
     } else {
       storage_stack s(e.ex, e.dir, l, stack_options_of(e, p, data));
       const auto edges = s.array<std::uint32_t>("edges");
@@ -185,13 +209,13 @@ class graph_workload final : public storage_workload {
         const std::size_t threads = std::size_t(grid.grid.x) * grid.block.x;
         std::unique_ptr<std::byte, void (*)(void*)> buffers(
             static_cast<std::byte*>(std::aligned_alloc(4096, (threads * lba_bytes + 4095) / 4096 * 4096)), std::free);
-        compute(uncached_edges{edges, buffers.get()});
+        compute(once(uncached_edges{edges, buffers.get()}));
       } else if (method == edge_method::naive) {
-        compute(naive_edges{edges});
+        compute(once(naive_edges{edges}));
       } else if (method == edge_method::coalesced) {
-        compute(coalesced_edges{edges});
+        compute(once(coalesced_edges{edges}));
       } else {
-        compute(reused_edges{edges});
+        compute(once(reused_edges{edges}));
       }
       const io_totals io = s.io();
       r.bytes_read = io.bytes_read;
@@ -233,8 +257,8 @@ class graph_workload final : public storage_workload {
   }
 
  private:
-  template <class Launch, class Access>
-  void search(const storage_env& e, Launch& launch, Access access, const std::vector<std::uint64_t>& offsets, std::uint32_t source,
+  template <class Launch, class Sweep>
+  void search(const storage_env& e, Launch& launch, Sweep& sweep, const std::vector<std::uint64_t>& offsets, std::uint32_t source,
               std::vector<std::uint32_t>& levels, const launch_config& grid, storage_run_report& r) {
     const auto nodes = std::uint32_t(levels.size());
     std::fill(levels.begin(), levels.end(), not_reached);
@@ -243,9 +267,11 @@ class graph_workload final : public storage_workload {
     std::uint32_t level = 0;
     for (;; ++level) {
       std::uint64_t found = 0;
-      launch(grid, bfs_level_kernel<Access>{}, access, offsets.data(), nodes, levels.data(), level, &found,
-                  &scanned);
-      ++r.launches;
+      sweep([&](graph_window w, auto access) {
+        launch(grid, bfs_level_kernel<decltype(access)>{}, access, w, offsets.data(), levels.data(), level, &found,
+               &scanned);
+        ++r.launches;
+      });
       reached += found;
       e.report(double(reached) / nodes);
       if (found == 0) break;
@@ -255,8 +281,8 @@ class graph_workload final : public storage_workload {
     r.answer = fmt::format("reached {} of {} nodes from node {} in {} levels", reached, nodes, source, level);
   }
 
-  template <class Launch, class Access>
-  void components(const storage_env& e, Launch& launch, Access access, const std::vector<std::uint64_t>& offsets,
+  template <class Launch, class Sweep>
+  void components(const storage_env& e, Launch& launch, Sweep& sweep, const std::vector<std::uint64_t>& offsets,
                   std::vector<std::uint32_t>& labels, const launch_config& grid, storage_run_report& r) {
     const auto nodes = std::uint32_t(labels.size());
     std::iota(labels.begin(), labels.end(), 0u);
@@ -264,9 +290,12 @@ class graph_workload final : public storage_workload {
     std::uint32_t passes = 0;
     for (std::uint64_t changed = 1; changed != 0; ++passes) {
       changed = 0;
-      launch(grid, cc_hook_kernel<Access>{}, access, offsets.data(), nodes, labels.data(), &changed, &scanned);
+      sweep([&](graph_window w, auto access) {
+        launch(grid, cc_hook_kernel<decltype(access)>{}, access, w, offsets.data(), labels.data(), &changed, &scanned);
+        ++r.launches;
+      });
       e.ex.launch({grid.grid, grid.block, 0, "bam_cc_jump"}, cc_jump_kernel{}, nodes, labels.data());
-      r.launches += 2;
+      ++r.launches;
       e.report(std::min(0.95, 0.2 * (passes + 1)));
     }
     std::uint64_t roots = 0;

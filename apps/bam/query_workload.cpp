@@ -82,14 +82,9 @@ class query_workload final : public storage_workload {
     fresh_directory(e.dir);
     const storage_layout l = layout_of(p);
     create_devices(e.dir, l);
-    const std::uint64_t rows = p.at("rows"), chunk = 1 << 18;
-    std::vector<std::uint64_t> values(chunk);
     for (std::uint32_t c = 0; c < taxi_columns; ++c) {
-      for (std::uint64_t first = 0; first < rows; first += chunk) {
-        const std::uint64_t n = std::min(chunk, rows - first);
-        for (std::uint64_t i = 0; i < n; ++i) values[i] = taxi_value(p.at("seed"), c, first + i);
-        write_array(e.dir, l, taxi_column_names[c], first * 8, std::as_bytes(std::span(values.data(), n)));
-      }
+      write_generated(e.dir, l, taxi_column_names[c], p.at("rows"),
+                      [&](std::uint64_t row) { return taxi_value(p.at("seed"), c, row); });
       e.report(0.5 * (c + 1) / taxi_columns);
     }
     settle_devices(e.dir, l);

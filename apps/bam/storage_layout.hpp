@@ -48,6 +48,20 @@ void write_array(const std::filesystem::path& dir, const storage_layout& l, std:
                  std::span<const std::byte> data);
 void read_array(const std::filesystem::path& dir, const storage_layout& l, std::string_view name, std::uint64_t offset,
                 std::span<std::byte> data);
+// Writes words [0, count) of array `name` as 8-byte values gen(i), a chunk
+// at a time (generated inputs larger than memory wants no whole copy).
+template <class Gen>
+void write_generated(const std::filesystem::path& dir, const storage_layout& l, std::string_view name,
+                     std::uint64_t count, Gen&& gen) {
+  const std::uint64_t chunk = std::uint64_t(1) << 18;
+  std::vector<std::uint64_t> values(chunk < count ? chunk : count);
+  for (std::uint64_t first = 0; first < count; first += chunk) {
+    const std::uint64_t n = count - first < chunk ? count - first : chunk;
+    for (std::uint64_t i = 0; i < n; ++i) values[i] = gen(first + i);
+    write_array(dir, l, name, first * 8, std::as_bytes(std::span(values.data(), n)));
+  }
+}
+
 // Makes the device files durable and drops their pages from the OS page
 // cache, so that the next reads come from the device (a run measured right
 // after the inputs were written would otherwise read memory).

@@ -94,14 +94,9 @@ class vector_add_workload final : public storage_workload {
     fresh_directory(e.dir);
     const storage_layout l = layout_of(p);
     create_devices(e.dir, l);
-    const std::uint64_t n = p.at("elements"), chunk = 1 << 18;
-    std::vector<std::uint64_t> values(chunk);
     for (std::uint32_t v = 0; v < 2; ++v)
-      for (std::uint64_t first = 0; first < n; first += chunk) {
-        const std::uint64_t k = std::min(chunk, n - first);
-        for (std::uint64_t i = 0; i < k; ++i) values[i] = input_value(p.at("seed"), v, first + i);
-        write_array(e.dir, l, v == 0 ? "a" : "b", first * 8, std::as_bytes(std::span(values.data(), k)));
-      }
+      write_generated(e.dir, l, v == 0 ? "a" : "b", p.at("elements"),
+                      [&](std::uint64_t i) { return input_value(p.at("seed"), v, i); });
     settle_devices(e.dir, l);
     write_meta(e.dir, name(), p);
   }
