@@ -23,6 +23,7 @@
 #include "bfs/graph.hpp"
 #include "common/run_meta.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/exec/kernel_memory.hpp"
 #include "gpmx/support/elapsed.hpp"
 
 namespace gpmx::apps::bam {
@@ -147,7 +148,9 @@ class graph_workload final : public storage_workload {
   storage_run_report execute(const storage_env& e, const params& p) override {
     check_runtime_parameters(p, methods().size());
     const params data = read_meta(e.dir, name());
-    const std::vector<std::uint64_t> offsets = read_offsets(e.dir);
+    // What kernels touch is kernel memory (canonical pages in the timed mode).
+    const std::vector<std::uint64_t> host_offsets = read_offsets(e.dir);
+    const kernel_vector<std::uint64_t> offsets(host_offsets.begin(), host_offsets.end());
     const auto nodes = std::uint32_t(offsets.size() - 1);
     const storage_layout l = layout_of(data, offsets.back());
     settle_devices(e.dir, l);  // every method starts with nothing of the graph in memory
@@ -157,7 +160,7 @@ class graph_workload final : public storage_workload {
     require_timed_method(e, method != edge_method::mmap && method != edge_method::tiling, r.method);
     check_range(p, "tile_edges", 1, std::uint64_t(1) << 32);
     r.unit = "edges";
-    std::vector<std::uint32_t> result(nodes);
+    kernel_vector<std::uint32_t> result(nodes);
     const launch_config grid = grid_of(p, components_ ? "bam_cc" : "bam_bfs");
     const storage::page_cache* cache = nullptr;  // set for the methods that use one
     // sweep(f) calls f(window, access) for the launches of one level or pass.
@@ -223,7 +226,7 @@ class graph_workload final : public storage_workload {
       r.cached = method != edge_method::none;
       r.cache = s.cache().counters();
     }
-    write_result(e.dir, result);
+    write_result(e.dir, std::vector<std::uint32_t>(result.begin(), result.end()));
     return r;
   }
 
@@ -258,40 +261,43 @@ class graph_workload final : public storage_workload {
 
  private:
   template <class Launch, class Sweep>
-  void search(const storage_env& e, Launch& launch, Sweep& sweep, const std::vector<std::uint64_t>& offsets, std::uint32_t source,
-              std::vector<std::uint32_t>& levels, const launch_config& grid, storage_run_report& r) {
+  void search(const storage_env& e, Launch& launch, Sweep& sweep, const kernel_vector<std::uint64_t>& offsets,
+              std::uint32_t source, kernel_vector<std::uint32_t>& levels, const launch_config& grid,
+              storage_run_report& r) {
     const auto nodes = std::uint32_t(levels.size());
     std::fill(levels.begin(), levels.end(), not_reached);
     levels[source] = 0;
-    std::uint64_t reached = 1, scanned = 0;
+    kernel_vector<std::uint64_t> counts(2, 0);  // found this level, edges scanned
+    std::uint64_t reached = 1;
     std::uint32_t level = 0;
     for (;; ++level) {
-      std::uint64_t found = 0;
+      counts[0] = 0;
       sweep([&](graph_window w, auto access) {
-        launch(grid, bfs_level_kernel<decltype(access)>{}, access, w, offsets.data(), levels.data(), level, &found,
-               &scanned);
+        launch(grid, bfs_level_kernel<decltype(access)>{}, access, w, offsets.data(), levels.data(), level,
+               &counts[0], &counts[1]);
         ++r.launches;
       });
-      reached += found;
+      reached += counts[0];
       e.report(double(reached) / nodes);
-      if (found == 0) break;
+      if (counts[0] == 0) break;
     }
-    r.operations = scanned;
-    r.bytes_used = scanned * 4;
+    r.operations = counts[1];
+    r.bytes_used = counts[1] * 4;
     r.answer = fmt::format("reached {} of {} nodes from node {} in {} levels", reached, nodes, source, level);
   }
 
   template <class Launch, class Sweep>
-  void components(const storage_env& e, Launch& launch, Sweep& sweep, const std::vector<std::uint64_t>& offsets,
-                  std::vector<std::uint32_t>& labels, const launch_config& grid, storage_run_report& r) {
+  void components(const storage_env& e, Launch& launch, Sweep& sweep, const kernel_vector<std::uint64_t>& offsets,
+                  kernel_vector<std::uint32_t>& labels, const launch_config& grid, storage_run_report& r) {
     const auto nodes = std::uint32_t(labels.size());
     std::iota(labels.begin(), labels.end(), 0u);
-    std::uint64_t scanned = 0;
+    kernel_vector<std::uint64_t> counts(2, 0);  // hooks this pass, edges scanned
     std::uint32_t passes = 0;
-    for (std::uint64_t changed = 1; changed != 0; ++passes) {
-      changed = 0;
+    for (counts[0] = 1; counts[0] != 0; ++passes) {
+      counts[0] = 0;
       sweep([&](graph_window w, auto access) {
-        launch(grid, cc_hook_kernel<decltype(access)>{}, access, w, offsets.data(), labels.data(), &changed, &scanned);
+        launch(grid, cc_hook_kernel<decltype(access)>{}, access, w, offsets.data(), labels.data(), &counts[0],
+               &counts[1]);
         ++r.launches;
       });
       e.ex.launch({grid.grid, grid.block, 0, "bam_cc_jump"}, cc_jump_kernel{}, nodes, labels.data());
@@ -300,7 +306,7 @@ class graph_workload final : public storage_workload {
     }
     std::uint64_t roots = 0;
     for (std::uint32_t v = 0; v < nodes; ++v) roots += labels[v] == v;
-    r.operations = scanned;
+    r.operations = counts[1];
     r.bytes_used = offsets.back() * 4;
     r.answer = fmt::format("{} components among {} nodes, {} hooking passes", roots, nodes, passes);
   }

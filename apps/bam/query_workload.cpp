@@ -17,6 +17,7 @@
 #include "bam/storage_workload.hpp"
 #include "common/run_meta.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/exec/kernel_memory.hpp"
 #include "gpmx/support/elapsed.hpp"
 
 namespace gpmx::apps::bam {
@@ -103,7 +104,7 @@ class query_workload final : public storage_workload {
     require_timed_method(e, p.at("method") == bam_method, r.method);
     r.unit = "rows";
     r.operations = rows;
-    std::array<std::uint64_t, 1 + taxi_columns> answer{};
+    kernel_vector<std::uint64_t> answer(1 + taxi_columns, 0);  // kernel memory: canonical pages when timed
     const launch_config grid = grid_of(p, "bam_query");
     const std::uint64_t chunk = l.line_bytes / 8;  // rows of one cache line per warp at a time
     const process_io before = read_process_io();

@@ -26,13 +26,15 @@ page_cache::page_cache(cache_options o) : name_(std::move(o.name)) {
                         fmt::format("cache '{}': cannot allocate {} lines of {} bytes", name_, o.lines, b));
   std::memset(lines_.get(), 0, bytes);
   slot_owner_.assign(o.lines, 0);
-  counters_ = std::make_unique<cache_counters>();
+  counters_.assign(1, cache_counters{});
+  clock_.assign(1, 0);
+  read_turn_.assign(1, 0);
   ranges_.reserve(o.max_ranges);
   view_.lines = lines_.get();
   view_.slot_owner = slot_owner_.data();
-  view_.clock = &clock_;
-  view_.read_turn = &read_turn_;
-  view_.counters = counters_.get();
+  view_.clock = clock_.data();
+  view_.read_turn = read_turn_.data();
+  view_.counters = counters_.data();
   view_.ranges = ranges_.data();
   view_.line_bytes = b;
   view_.slots = o.lines;
@@ -98,7 +100,7 @@ void page_cache::check_array(std::uint32_t range, std::uint64_t count, std::size
                                                         name_, count, element_bytes, range, ranges_[range].pages));
 }
 
-cache_counters page_cache::counters() const { return *counters_; }
+cache_counters page_cache::counters() const { return counters_.front(); }
 
 std::uint64_t page_cache::dirty_pages() const {
   std::uint64_t n = 0;

@@ -14,6 +14,7 @@
 #include "bam/storage_workload.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/sim/canonical_memory.hpp"
 #include "gpmx/sim/config.hpp"
 #include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/storage/storage_error.hpp"
@@ -104,6 +105,25 @@ TEST(BamWorkloads, QueueMethodsRunInTheTimedModeAndTheOthersAreRefused) {
     const std::uint64_t host_method = std::string(name) == "bam-bfs" ? 4 : 1;  // mmap, tiling
     EXPECT_THROW(w.execute(e, with(p, {{"method", host_method}})), config_error);
   }
+}
+
+TEST(BamWorkloads, ATimedRunTakesTheSameCyclesWhereverTheHeapPutsThings) {
+  storage_workload& w = workload("bam-bfs");
+  const params p = with(resolve_storage_params(w, w.small_params()), {{"nodes", 512}});
+  std::vector<vtime> took;
+  std::vector<std::unique_ptr<char[]>> junk;
+  for (std::size_t k = 0; k < 2; ++k) {
+    junk.push_back(std::make_unique<char[]>(1000 + 777 * k));  // later host allocations move
+    scratch_dir dir;
+    const sim::canonical_kernel_memory placement;
+    sim::gpu_model gpu(sim::named_config("sbrp-table1"));
+    cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
+    const storage_env e{ex, dir / "w", false, 1, {}, storage::device_timing::named("optane-p5800x")};
+    const vtime before = ex.virtual_time();
+    w.run(e, p);
+    took.push_back(ex.virtual_time() - before);
+  }
+  EXPECT_EQ(took[0], took[1]);
 }
 
 TEST(BamWorkloads, DataStripedOverTwoDevicesIsReadAndWrittenRight) {

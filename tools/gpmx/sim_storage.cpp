@@ -51,6 +51,10 @@ bool sim_storage_workload(const sim_storage_args& a, const sim::sim_config& c) {
                   {"io_commands", rep->io_commands},
                   {"bytes_read", rep->bytes_read},
                   {"bytes_written", rep->bytes_written}};
+  if (rep->cached)
+    j["storage"]["cache"] = {{"hits", rep->cache.hits},           {"misses", rep->cache.misses},
+                             {"evictions", rep->cache.evictions}, {"write_backs", rep->cache.write_backs},
+                             {"full_sweeps", rep->cache.full_sweeps}};
   if (!a.out.empty()) std::ofstream(a.out) << j.dump(2) << "\n";
   if (a.json) {
     fmt::print("{}\n", j.dump(2));

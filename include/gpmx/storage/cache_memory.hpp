@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/exec/kernel_memory.hpp"
 #include "gpmx/exec/launch_config.hpp"
 #include "gpmx/storage/array.hpp"
 #include "gpmx/storage/block_device.hpp"
@@ -59,17 +60,20 @@ class page_cache {
     void operator()(void* p) const;
   };
   struct range_storage {
-    std::vector<std::uint32_t> state, page_slot;
+    kernel_vector<std::uint32_t> state, page_slot;
     std::vector<queue_pair_view> queues;
     std::vector<std::string> names;
     std::vector<const char*> name_ptrs;
   };
   std::string name_;
   std::unique_ptr<std::byte, free_deleter> lines_;
-  std::vector<std::uint64_t> slot_owner_;
-  std::unique_ptr<cache_counters> counters_;
-  std::uint64_t clock_ = 0;
-  std::uint32_t read_turn_ = 0;
+  // What kernels touch lives in kernel memory (kernel_memory.hpp): on a page
+  // of its own in the timed mode, so simulated cycles do not depend on
+  // where the host's heap put it.
+  kernel_vector<std::uint64_t> slot_owner_;
+  kernel_vector<cache_counters> counters_;
+  kernel_vector<std::uint64_t> clock_;
+  kernel_vector<std::uint32_t> read_turn_;
   std::vector<range_view> ranges_;  // capacity fixed at max_ranges: views keep pointing at it
   std::vector<std::unique_ptr<range_storage>> storage_;
   cache_view view_;
