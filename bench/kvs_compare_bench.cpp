@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "gpkvs/gpkvs.hpp"
-#include "process_io.hpp"
+#include "gpmx/support/process_io.hpp"
 #include "gpmx/support/elapsed.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 #ifdef GPMX_HAVE_ROCKSDB
@@ -36,13 +36,13 @@ struct device_bytes {
 };
 
 double seconds_of(const std::function<void()>& f, device_bytes* written = nullptr) {
-  const auto io_before = process_write_bytes();
+  const auto io_before = process_io();
   const auto t0 = std::chrono::steady_clock::now();
   f();
   const double s = seconds_since(t0);
   if (written != nullptr) {
-    const auto io_after = process_write_bytes();
-    if (io_before && io_after) written->bytes += *io_after - *io_before;
+    const auto io_after = process_io();
+    if (io_before && io_after) written->bytes += io_after->written - io_before->written;
     else written->known = false;
   }
   return s;

@@ -184,11 +184,10 @@ class graph_workload final : public storage_workload {
       return [whole, access](auto&& f) { f(whole, access); };
     };
     if (method == edge_method::mmap) {
-      if (l.devices != 1) throw config_error("method=mmap maps one device file: prepare with devices=1");
-      mapped_file f(l.device_path(e.dir, 0), false);
-      const process_io before = read_process_io();
-      compute(once(mapped_edges{reinterpret_cast<const std::uint32_t*>(f.data() + l.arrays[0].first_lba * lba_bytes)}));
-      r.bytes_read = read_process_io().read_bytes - before.read_bytes;
+      const auto before = process_io();
+      mapped_file f(e.dir, l, false);
+      compute(once(mapped_edges{f.array<const std::uint32_t>("edges")}));
+      r.bytes_read = process_io_since(before).read;
     } else if (method == edge_method::tiling) {
       // Every level (pass) the host loads all the edges, a tile at a time:
       // it cannot know which nodes the frontier holds.

@@ -6,16 +6,18 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <string>
 
 #include <fmt/format.h>
 
+#include "gpmx/exec/errors.hpp"
 #include "gpmx/support/error.hpp"
 
 namespace gpmx::apps::bam {
 
-mapped_file::mapped_file(const std::filesystem::path& p, bool writable) : path_(p) {
+mapped_file::mapped_file(const std::filesystem::path& dir, const storage_layout& l, bool writable)
+    : path_(l.device_path(dir, 0)), layout_(l) {
+  if (l.devices != 1) throw config_error("method=mmap maps one device file: prepare with devices=1");
+  const std::filesystem::path& p = path_;
   const int fd = ::open(p.c_str(), writable ? O_RDWR : O_RDONLY);
   if (fd < 0) throw error(error_code::io, fmt::format("{}: cannot open: {}", p.string(), std::strerror(errno)));
   size_ = std::filesystem::file_size(p);
@@ -33,16 +35,10 @@ void mapped_file::sync() {
     throw error(error_code::io, fmt::format("{}: msync: {}", path_.string(), std::strerror(errno)));
 }
 
-process_io read_process_io() {
-  std::ifstream in("/proc/self/io");
-  process_io io;
-  std::string key;
-  std::uint64_t value = 0;
-  while (in >> key >> value) {
-    if (key == "read_bytes:") io.read_bytes = value;
-    if (key == "write_bytes:") io.write_bytes = value;
-  }
-  return io;
+process_io_bytes process_io_since(const std::optional<process_io_bytes>& before) {
+  const auto now = process_io();
+  if (!before || !now) return {};
+  return {now->read - before->read, now->written - before->written};
 }
 
 }  // namespace gpmx::apps::bam

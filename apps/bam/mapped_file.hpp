@@ -1,34 +1,42 @@
 #pragma once
 // The page-fault baselines' view of a device file (the analogue of unified
-// memory: the OS brings pages in as threads touch them), and the process's
-// own count of bytes read from and written to storage (/proc/self/io), which
-// is what those baselines and the tiled ones report as their I/O.
+// memory: the OS brings pages in as threads touch them). What they read and
+// write is the process's own count (gpmx/support/process_io.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <string_view>
+
+#include "bam/storage_layout.hpp"
+#include "gpmx/support/process_io.hpp"
 
 namespace gpmx::apps::bam {
 
 class mapped_file {
  public:
-  mapped_file(const std::filesystem::path& p, bool writable);
+  // The one device file of layout l under dir (config_error naming the
+  // method's need when the data is striped over more than one).
+  mapped_file(const std::filesystem::path& dir, const storage_layout& l, bool writable);
   ~mapped_file();
   mapped_file(const mapped_file&) = delete;
   mapped_file& operator=(const mapped_file&) = delete;
-  std::byte* data() const { return data_; }
-  std::size_t size() const { return size_; }
+  // Where stored array `name` starts in the mapping.
+  template <class T>
+  T* array(std::string_view name) const {
+    return reinterpret_cast<T*>(data_ + layout_.find(name).first_lba * lba_bytes);
+  }
   void sync();  // msync of the whole mapping (writable ones)
 
  private:
   std::filesystem::path path_;
+  storage_layout layout_;
   std::byte* data_ = nullptr;
   std::size_t size_ = 0;
 };
 
-struct process_io {
-  std::uint64_t read_bytes = 0, write_bytes = 0;
-};
-// Zeros where /proc/self/io is not readable (then the report says 0 bytes).
-process_io read_process_io();
+// Bytes this process read and wrote since `before` (zeros where the kernel
+// does not count them).
+process_io_bytes process_io_since(const std::optional<process_io_bytes>& before);
 
 }  // namespace gpmx::apps::bam

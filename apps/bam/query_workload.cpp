@@ -107,7 +107,6 @@ class query_workload final : public storage_workload {
     kernel_vector<std::uint64_t> answer(1 + taxi_columns, 0);  // kernel memory: canonical pages when timed
     const launch_config grid = grid_of(p, "bam_query");
     const std::uint64_t chunk = l.line_bytes / 8;  // rows of one cache line per warp at a time
-    const process_io before = read_process_io();
     const auto start = std::chrono::steady_clock::now();
     if (p.at("method") == bam_method) {
       storage_stack s(e.ex, e.dir, l, stack_options_of(e, p, data));
@@ -141,14 +140,13 @@ class query_workload final : public storage_workload {
       }
       r.seconds = seconds_since(start);
     } else {
-      if (l.devices != 1) throw config_error("method=mmap maps one device file: prepare with devices=1");
-      mapped_file f(l.device_path(e.dir, 0), false);
+      const auto before = process_io();
+      mapped_file f(e.dir, l, false);
       memory_columns cols;
-      for (std::uint32_t c = 0; c < taxi_columns; ++c)
-        cols.col[c] = reinterpret_cast<const std::uint64_t*>(f.data() + l.arrays[c].first_lba * lba_bytes);
+      for (std::uint32_t c = 0; c < taxi_columns; ++c) cols.col[c] = f.array<const std::uint64_t>(taxi_column_names[c]);
       e.ex.launch(grid, query_kernel<memory_columns>{}, cols, std::uint64_t{0}, rows, query, chunk, answer.data());
       r.seconds = seconds_since(start);
-      r.bytes_read = read_process_io().read_bytes - before.read_bytes;
+      r.bytes_read = process_io_since(before).read;
       r.launches = 1;
     }
     query_answer a;

@@ -128,12 +128,17 @@ void read_array(const std::filesystem::path& dir, const storage_layout& l, std::
   });
 }
 
-void settle_devices(const std::filesystem::path& dir, const storage_layout& l) {
+namespace {
+void sync_each(const std::filesystem::path& dir, const storage_layout& l, bool drop) {
   for (std::uint32_t d = 0; d < l.devices; ++d) {
     file f(l.device_path(dir, d), O_RDONLY);
     if (::fdatasync(f.fd) != 0) io_failed(f.path, "fdatasync");
-    (void)::posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);  // advice: where it is ignored, reads hit memory
+    if (drop) (void)::posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);  // advice: where ignored, reads hit memory
   }
 }
+}  // namespace
+
+void sync_devices(const std::filesystem::path& dir, const storage_layout& l) { sync_each(dir, l, false); }
+void settle_devices(const std::filesystem::path& dir, const storage_layout& l) { sync_each(dir, l, true); }
 
 }  // namespace gpmx::apps::bam

@@ -62,6 +62,8 @@ void write_generated(const std::filesystem::path& dir, const storage_layout& l, 
   }
 }
 
+// Makes the device files durable (fdatasync each).
+void sync_devices(const std::filesystem::path& dir, const storage_layout& l);
 // Makes the device files durable and drops their pages from the OS page
 // cache, so that the next reads come from the device (a run measured right
 // after the inputs were written would otherwise read memory).

@@ -10,9 +10,6 @@
 #include <future>
 #include <span>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include "bam/common_params.hpp"
@@ -131,18 +128,16 @@ class vector_add_workload final : public storage_workload {
     } else if (p.at("method") == tiling) {
       run_tiled(e, p, l, n, grid, r);
     } else {
-      if (l.devices != 1) throw config_error("method=mmap maps one device file: prepare with devices=1");
-      mapped_file f(l.device_path(e.dir, 0), true);
-      auto at = [&](std::size_t k) { return reinterpret_cast<std::uint64_t*>(f.data() + l.arrays[k].first_lba * lba_bytes); };
-      const process_io before = read_process_io();
+      mapped_file f(e.dir, l, true);
+      const auto before = process_io();
       const auto start = std::chrono::steady_clock::now();
-      e.ex.launch(grid, memory_add_kernel{}, static_cast<const std::uint64_t*>(at(0)),
-                  static_cast<const std::uint64_t*>(at(1)), at(2), n);
+      e.ex.launch(grid, memory_add_kernel{}, static_cast<const std::uint64_t*>(f.array<std::uint64_t>("a")),
+                  static_cast<const std::uint64_t*>(f.array<std::uint64_t>("b")), f.array<std::uint64_t>("c"), n);
       f.sync();
       r.seconds = seconds_since(start);
-      const process_io after = read_process_io();
-      r.bytes_read = after.read_bytes - before.read_bytes;
-      r.bytes_written = after.write_bytes - before.write_bytes;
+      const process_io_bytes io = process_io_since(before);
+      r.bytes_read = io.read;
+      r.bytes_written = io.written;
       r.launches = 1;
     }
     r.answer = fmt::format("c = a + b over {} elements written to storage", n);
@@ -209,14 +204,7 @@ class vector_add_workload final : public storage_workload {
       e.report(double(first + m) / n);
     }
     if (writing.valid()) writing.get();
-    for (std::uint32_t d = 0; d < l.devices; ++d) {
-      const int fd = ::open(l.device_path(e.dir, d).c_str(), O_RDONLY);
-      if (fd < 0 || ::fdatasync(fd) != 0) {
-        if (fd >= 0) ::close(fd);
-        throw error(error_code::io, fmt::format("{}: fdatasync failed", l.device_path(e.dir, d).string()));
-      }
-      ::close(fd);
-    }
+    sync_devices(e.dir, l);
     r.seconds = seconds_since(start);
   }
 };

@@ -275,37 +275,27 @@ bool controller::release_due() {
 }
 
 agent::step_result controller::step() {
-  if (impl_->device) {
-    // Real I/O at once; completions when the virtual clock says so.
-    bool progressed = reap();
-    progressed |= release_due();
-    progressed |= post_ready();
-    progressed |= fetch();
-    wait_for_io(true);
-    progressed |= reap();
-    progressed |= release_due();
-    progressed |= post_ready();
-    if (progressed) return step_result::progressed;
-    const bool pending = !impl_->held.empty() ||
-                         std::any_of(impl_->queues.begin(), impl_->queues.end(),
-                                     [](const queue_state& s) { return !s.ready.empty(); });
-    return pending ? step_result::waiting : step_result::idle;
-  }
+  const bool timed = impl_->device.has_value();
   bool progressed = reap();
+  progressed |= release_due();
   progressed |= post_ready();
   progressed |= fetch();
-  if (deterministic_) {
+  if (timed || deterministic_) {
+    // Wait for all of it: completions then depend on the seed or the
+    // virtual clock, not on how fast the file system was.
     wait_for_io(true);
-    for (queue_state& s : impl_->queues)  // completions out of order, drawn from the seed
-      for (std::size_t i = s.ready.size(); i > 1; --i)
-        std::swap(s.ready[i - 1], s.ready[next_random(impl_->rng) % i]);
+    if (!timed)
+      for (queue_state& s : impl_->queues)  // completions out of order, drawn from the seed
+        for (std::size_t i = s.ready.size(); i > 1; --i)
+          std::swap(s.ready[i - 1], s.ready[next_random(impl_->rng) % i]);
   } else if (!progressed && in_flight_count() != 0) {
     wait_for_io(false);
   }
   progressed |= reap();
+  progressed |= release_due();
   progressed |= post_ready();
   if (progressed) return step_result::progressed;
-  const bool pending = in_flight_count() != 0 ||
+  const bool pending = in_flight_count() != 0 || !impl_->held.empty() ||
                        std::any_of(impl_->queues.begin(), impl_->queues.end(), [](const queue_state& s) {
                          return !s.ready.empty();
                        });

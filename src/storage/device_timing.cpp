@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -25,12 +26,6 @@ device_timing device_timing::named(std::string_view name) {
   std::string list;
   for (const device_timing& d : known()) list += (list.empty() ? "" : ", ") + d.name;
   throw storage_error(error_code::config, fmt::format("no device timing named '{}' (known: {})", name, list));
-}
-
-std::vector<std::string> device_timing::names() {
-  std::vector<std::string> v;
-  for (const device_timing& d : known()) v.push_back(d.name);
-  return v;
 }
 
 device_clock::device_clock(const device_timing& t)

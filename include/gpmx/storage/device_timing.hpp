@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "gpmx/exec/timing.hpp"
 
@@ -28,7 +27,6 @@ struct device_timing {
 
   // Throws storage_error (config) naming `name` and the known ones.
   static device_timing named(std::string_view name);
-  static std::vector<std::string> names();
 };
 
 // One device's queue of commands in virtual time.
@@ -37,7 +35,6 @@ class device_clock {
   explicit device_clock(const device_timing& t);
   // When a command of `bytes` that arrives at `at` completes.
   vtime serve(vtime at, std::uint64_t bytes);
-  vtime latency() const { return latency_; }
 
  private:
   vtime latency_ = 0;

@@ -172,19 +172,12 @@ template <class Ctx>
 GPMX_HD nvme_completion await_completion(Ctx& t, const queue_pair_view& q, std::uint16_t cid) {
   nvme_completion found;
   std::uint64_t at = 0;
-  // Entries this waiter already saw posted (and not its own) stay posted
-  // until reclaimed, and later completions are posted after them: each try
-  // resumes at the first entry it found unposted, not at the head.
-  std::uint64_t resume = 0;
   t.spin_wait([&] {
     const std::uint64_t head = t.atomic_load(q.cq_head, memory_order::acquire);
-    for (std::uint64_t p = resume > head ? resume : head; p < head + q.depth; ++p) {
+    for (std::uint64_t p = head; p < head + q.depth; ++p) {
       nvme_completion* e = &q.cq[p % q.depth];
       const std::uint32_t word = t.atomic_load(detail::completion_word(e), memory_order::acquire);
-      if (((word >> 16) & 1u) != detail::expected_phase(p, q.depth)) {  // not posted yet
-        resume = p;
-        return false;
-      }
+      if (((word >> 16) & 1u) != detail::expected_phase(p, q.depth)) return false;  // not posted yet
       if ((word & 0xffffu) == cid) {
         found = *e;
         t.record_load(mem_space::global, e, sizeof(nvme_completion));
@@ -192,7 +185,6 @@ GPMX_HD nvme_completion await_completion(Ctx& t, const queue_pair_view& q, std::
         return true;
       }
     }
-    resume = head + q.depth;
     return false;
   });
   t.atomic_store(&q.cq_mark[at % q.depth], 1u, memory_order::release);
