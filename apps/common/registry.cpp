@@ -20,6 +20,9 @@ std::unique_ptr<workload> make_blk_workload();
 std::unique_ptr<workload> make_hotspot_workload();
 std::unique_ptr<workload> make_cfd_workload();
 std::unique_ptr<workload> make_dnn_workload();
+namespace tx {
+std::unique_ptr<workload> make_tx_atm_workload();
+}
 
 const std::vector<std::unique_ptr<workload>>& all_workloads() {
   static const std::vector<std::unique_ptr<workload>> all = [] {
@@ -37,6 +40,7 @@ const std::vector<std::unique_ptr<workload>>& all_workloads() {
     v.push_back(make_hotspot_workload());
     v.push_back(make_cfd_workload());
     v.push_back(make_dnn_workload());
+    v.push_back(tx::make_tx_atm_workload());
     return v;
   }();
   return all;

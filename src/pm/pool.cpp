@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
@@ -24,19 +25,37 @@ namespace gpmx::pm {
 namespace fs = std::filesystem;
 
 // The pool as the executor sees it: a place whose ranges can be persisted.
+// With a write throttle, every kernel persist is charged its sectors first
+// (write_throttle.hpp) and waiting threads share flushes, so their waits
+// overlap as in-flight writes do on a GPU.
 class pool_domain final : public persist_domain {
  public:
   explicit pool_domain(const mapping* m) : map_(m), registration_(this, m->base(), m->size()) {}
-  void persist_range(const void* p, std::size_t bytes) const override { map_->persist(p, bytes); }
+  void persist_range(const void* p, std::size_t bytes) const override {
+    if (write_throttle* t = throttle()) t->charge_range(p, bytes);
+    map_->persist(p, bytes);
+  }
   // An msync is a system call and a device write: waiting threads share
   // it. On tmpfs it writes no device and sharing costs more than it saves.
-  bool shares_flushes() const override { return syncs_pages() && !map_->in_memory_fs(); }
+  bool shares_flushes() const override { return throttle() != nullptr || (syncs_pages() && !map_->in_memory_fs()); }
   void persist_merged(const void* p, std::size_t bytes, std::size_t asked) const override {
+    if (write_throttle* t = throttle()) t->charge_range(p, bytes);
     map_->persist_merged(p, bytes, asked);
   }
-  std::size_t flush_unit_bytes() const override { return map_->journals() ? persist_line_bytes : 4096; }
+  // A throttle charges what the merged ranges cover: merge lines only.
+  std::size_t flush_unit_bytes() const override {
+    return map_->journals() || throttle() != nullptr ? persist_line_bytes : 4096;
+  }
   std::size_t persist_group(const merged_range* ranges, std::size_t n) const override {
-    if (!map_->syncs_whole_file() || n == 0) return persist_domain::persist_group(ranges, n);
+    if (write_throttle* t = throttle()) {
+      std::uint64_t sectors = 0;
+      for (std::size_t i = 0; i < n; ++i) sectors += t->sectors_of(ranges[i].p, ranges[i].bytes);
+      t->charge_sectors(sectors);
+    }
+    if (!map_->syncs_whole_file() || n == 0) {
+      for (std::size_t i = 0; i < n; ++i) map_->persist_merged(ranges[i].p, ranges[i].bytes, ranges[i].asked);
+      return n;
+    }
     map_->persist_group(ranges, n);
     return 1;
   }
@@ -44,8 +63,14 @@ class pool_domain final : public persist_domain {
   // pages, instead of one per run of adjacent lines. A journal takes all of
   // a thread's runs of adjacent lines in one record.
   void persist_lines(const std::uintptr_t* lines, std::size_t n) const override {
+    if (write_throttle* t = throttle()) t->charge_sectors(n * ((persist_line_bytes + t->sector_bytes() - 1) / t->sector_bytes()));
     if ((map_->mode() == durability::pmem && map_->is_pmem()) || map_->mode() == durability::flush) {
-      persist_domain::persist_lines(lines, n);
+      for (std::size_t i = 0; i < n;) {  // each run of adjacent lines
+        std::size_t j = i + 1;
+        while (j < n && lines[j] == lines[j - 1] + 1) ++j;
+        map_->persist(reinterpret_cast<const void*>(lines[i] * persist_line_bytes), (j - i) * persist_line_bytes);
+        i = j;
+      }
       return;
     }
     thread_local std::vector<merged_range> runs;
@@ -54,12 +79,20 @@ class pool_domain final : public persist_domain {
       if (!runs.empty()) map_->persist_group(runs.data(), runs.size());
       return;
     }
-    for (const merged_range& r : runs) persist_range(r.p, r.bytes);
+    for (const merged_range& r : runs) map_->persist(r.p, r.bytes);
   }
+
+  void set_throttle(std::shared_ptr<write_throttle> t) {
+    owned_ = std::move(t);
+    throttle_.store(owned_.get(), std::memory_order_release);
+  }
+  write_throttle* throttle() const { return throttle_.load(std::memory_order_acquire); }
 
  private:
   bool syncs_pages() const { return map_->syncs_pages(); }
   const mapping* map_;
+  std::shared_ptr<write_throttle> owned_;
+  std::atomic<write_throttle*> throttle_{nullptr};
   scoped_persist_domain registration_;  // kernels' persist_range finds the pool by address
 };
 
@@ -336,6 +369,8 @@ void pool::persist(const void* p, std::uint64_t bytes, source_loc loc) const {
   pm_write_stats::add_host_persist(bytes);
 }
 const persist_domain* pool::domain() const { return s_->domain.get(); }
+void pool::set_write_throttle(std::shared_ptr<write_throttle> t) { s_->domain->set_throttle(std::move(t)); }
+const write_throttle* pool::throttle() const { return s_->domain->throttle(); }
 std::uint64_t pool::bytes_persisted() const { return s_->map->bytes_persisted(); }
 bool pool::prefers_file_writes() const { return s_->map->writes_through_file(); }
 bool pool::journals() const { return s_->map->journals(); }

@@ -16,6 +16,7 @@
 #include "gpmx/exec/source_loc.hpp"
 #include "gpmx/pm/errors.hpp"
 #include "gpmx/pm/view.hpp"
+#include "gpmx/pm/write_throttle.hpp"
 
 namespace gpmx::pm {
 
@@ -132,6 +133,12 @@ class pool {
                      const std::function<void()>& after_each_piece = {}) const;
   // What PM views record stores against; persist_range is persist().
   const persist_domain* domain() const;
+  // Emulates slow NVRAM behind this pool's kernel persists (persists made
+  // through domain(): views' persistency operations and range persists;
+  // host persists are not charged): see write_throttle.hpp. Null removes
+  // it. Set it while no kernel runs.
+  void set_write_throttle(std::shared_ptr<write_throttle> t);
+  const write_throttle* throttle() const;
 
   const std::filesystem::path& path() const;
   std::uint64_t size() const;

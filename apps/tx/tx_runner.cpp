@@ -1,0 +1,79 @@
+#include "tx/tx_runner.hpp"
+
+#include <algorithm>
+#include <atomic>
+
+namespace gpmx::apps::tx {
+
+namespace {
+// words_: [0] sequence counter, [1] persisted prefix, [2] helpers on.
+constexpr std::size_t seq_word = 0, prefix_word = 1, helpers_word = 2;
+}  // namespace
+
+tx_device::tx_device(const tx_shape& s, std::span<const std::uint32_t> home)
+    : shape_(s),
+      data_(home.begin(), home.end()),
+      orecs_(home.size(), 0),
+      status_(s.committer_count(), 0),
+      words_(4, 0),
+      durable_(s.transactions_per_batch(), 0),
+      counters_(std::uint64_t(s.blocks) * stm::counters_per_block, 0) {}
+
+stm::tx_shared tx_device::prepare(std::uint64_t applied_upto, bool helpers_on) {
+  std::fill(durable_.begin(), durable_.end(), 0u);
+  words_[seq_word] = std::uint32_t(applied_upto);
+  words_[prefix_word] = std::uint32_t(applied_upto);
+  words_[helpers_word] = helpers_on ? 1u : 0u;
+  stm::tx_shared s;
+  s.data = data_.data();
+  s.words = std::uint32_t(data_.size());
+  s.orecs = orecs_.data();
+  s.status = status_.data();
+  s.seq = &words_[seq_word];
+  s.durable = durable_.data();
+  s.first_seq = std::uint32_t(applied_upto + 1);
+  s.seq_capacity = std::uint32_t(durable_.size());
+  s.persisted_prefix = &words_[prefix_word];
+  s.helpers_on = &words_[helpers_word];
+  s.counters = counters_.data();
+  return s;
+}
+
+tx_stats tx_device::stats() const {
+  tx_stats out;
+  out.occupancy.assign(stm::occupancy_buckets, 0);
+  for (std::uint32_t b = 0; b < shape_.blocks; ++b) {
+    const std::uint64_t* row = counters_.data() + std::uint64_t(b) * stm::counters_per_block;
+    out.commits += row[stm::count_commits];
+    out.aborts += row[stm::count_aborts];
+    out.preemptions += row[stm::count_preemptions];
+    out.direct += row[stm::count_direct];
+    out.ring += row[stm::count_ring];
+    out.ring_full += row[stm::count_ring_full];
+    out.batches += row[stm::count_batches];
+    out.drained += row[stm::count_drained];
+    out.log_entries += row[stm::count_log_entries];
+    out.occupancy_sum += row[stm::count_occupancy_sum];
+    for (std::uint32_t k = 0; k < stm::occupancy_buckets; ++k) out.occupancy[k] += row[stm::tx_counter_count + k];
+  }
+  return out;
+}
+
+double tx_stats::median_occupancy() const {
+  std::uint64_t total = 0;
+  for (std::uint64_t n : occupancy) total += n;
+  if (total == 0) return -1;
+  std::uint64_t seen = 0;
+  for (std::size_t k = 0; k < occupancy.size(); ++k) {
+    seen += occupancy[k];
+    if (2 * seen >= total) return (double(k) + 0.5) / double(occupancy.size());
+  }
+  return 1;
+}
+
+void throttle_pool(pm::pool& pool, const tx_shape& s) {
+  if (s.nvram_mbps == 0) return;
+  pool.set_write_throttle(std::make_shared<pm::write_throttle>(double(s.nvram_mbps) * 1e6, s.sector));
+}
+
+}  // namespace gpmx::apps::tx

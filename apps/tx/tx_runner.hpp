@@ -1,0 +1,101 @@
+#pragma once
+// One run of a transaction benchmark: the device-memory state, the
+// batches (a launch each, then the promise that its records are durable,
+// then the log applied to the home image and truncated), the statistics.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "common/workload.hpp"
+#include "gpmx/exec/kernel_memory.hpp"
+#include "gpmx/exec/launch_target.hpp"
+#include "gpmx/stm/bandwidth_monitor.hpp"
+#include "gpmx/stm/tx_heap.hpp"
+#include "gpmx/support/elapsed.hpp"
+#include "tx/tx_kernel.hpp"
+#include "tx/tx_shape.hpp"
+
+namespace gpmx::apps::tx {
+
+struct tx_stats {
+  std::uint64_t commits = 0, aborts = 0, preemptions = 0, direct = 0, ring = 0, ring_full = 0;
+  std::uint64_t batches = 0, drained = 0, log_entries = 0, occupancy_sum = 0;
+  std::vector<std::uint64_t> occupancy;  // drains per twentieth of the buffer occupied
+  std::uint64_t switches = 0, monitor_slices = 0, monitor_slices_on = 0;
+  double kernel_seconds = 0, checkpoint_seconds = 0;
+  // The median occupancy of the buffer at a drain, as a share of its
+  // capacity (the middle of the twentieth the median drain falls in); -1 without drains.
+  double median_occupancy() const;
+};
+
+// The device-memory side of a run.
+class tx_device {
+ public:
+  tx_device(const tx_shape& s, std::span<const std::uint32_t> home);
+  // Sets up the next launch: sequence numbers after `applied_upto`.
+  stm::tx_shared prepare(std::uint64_t applied_upto, bool helpers_on);
+  std::span<const std::uint32_t> data() const { return data_; }
+  tx_stats stats() const;
+
+ private:
+  tx_shape shape_;
+  kernel_vector<std::uint32_t> data_, orecs_, status_, words_, durable_;
+  kernel_vector<std::uint64_t> counters_;
+};
+
+// Installs the shape's NVRAM throttle on pool (none when nvram_mbps is 0).
+void throttle_pool(pm::pool& pool, const tx_shape& s);
+
+// Runs every batch of body on heap; the bug names a seeded fault (or none).
+template <class Body>
+tx_stats run_batches(const env& e, stm::tx_heap& heap, const tx_shape& s, style st, const Body& body,
+                     const stm::seeded_faults& faults, bool truncate_first) {
+  tx_device dev(s, heap.home());
+  double kernel_s = 0, checkpoint_s = 0;
+  std::uint64_t switches = 0, slices = 0, slices_on = 0;
+  for (std::uint32_t b = 0; b < s.batches; ++b) {
+    const stm::tx_shared shared = dev.prepare(heap.applied_upto(), s.helpers == helper_mode::on);
+    const tx_kernel_args<Body> args{shared, heap.log(), {st, faults}, s.committers, std::uint32_t(s.helpers), s.ring,
+                                    b, s.per_thread, s.durable_fence, body};
+    const launch_config cfg{dim3(s.blocks), dim3(s.block_threads()),
+                            s.helpers == helper_mode::off ? 0 : stm::ring_bytes(s.ring), "tx"};
+    std::optional<stm::bandwidth_monitor> monitor;
+    std::optional<cpu::agent_attachment> attached;
+    if (s.helpers == helper_mode::adaptive) {
+      const auto t0 = std::chrono::steady_clock::now();
+      monitor.emplace(shared, s.blocks,
+                      stm::monitor_options{double(s.threshold_mbps) * 1e6, std::uint64_t(s.slice_us) * 1000, 5},
+                      [t0] {
+                        return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                 std::chrono::steady_clock::now() - t0)
+                                                 .count());
+                      });
+      attached.emplace(e.ex.cpu().attach(*monitor));
+    }
+    const auto start = std::chrono::steady_clock::now();
+    e.ex.launch(cfg, tx_kernel{}, args);
+    kernel_s += seconds_since(start);
+    if (monitor) {
+      attached.reset();
+      switches += monitor->switches().size();
+      slices += monitor->slices();
+      slices_on += monitor->slices_on();
+    }
+    const auto c0 = std::chrono::steady_clock::now();
+    heap.promise_durable(heap.applied_upto() + s.transactions_per_batch());
+    (void)heap.checkpoint(truncate_first);
+    checkpoint_s += seconds_since(c0);
+    e.report(double(b + 1) / s.batches);
+  }
+  tx_stats st_out = dev.stats();
+  st_out.kernel_seconds = kernel_s;
+  st_out.checkpoint_seconds = checkpoint_s;
+  st_out.switches = switches;
+  st_out.monitor_slices = slices;
+  st_out.monitor_slices_on = slices_on;
+  return st_out;
+}
+
+}  // namespace gpmx::apps::tx

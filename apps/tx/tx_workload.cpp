@@ -1,0 +1,106 @@
+#include "tx/tx_workload.hpp"
+
+#include <fmt/format.h>
+
+#include "native/native_data.hpp"
+
+namespace gpmx::apps::tx {
+
+std::vector<seeded_bug> tx_seeded_bugs() {
+  return {{bug_mark_with_records,
+           "commit marks are written with their records, before a persist fence makes the records durable",
+           style::epoch, "epoch"},
+          {bug_drain_past_clean,
+           "the helper warp drains every reserved entry of the persistence buffer, also those whose dirty bit "
+           "is not set yet",
+           style::epoch, "epoch"},
+          {bug_truncate_first,
+           "the log is truncated (its epoch moved on) before the home image the records were applied to is "
+           "durable",
+           style::epoch, "epoch"}};
+}
+
+stm::seeded_faults faults_of(const env& e) {
+  stm::seeded_faults f;
+  f.mark_with_records = e.has_bug(bug_mark_with_records);
+  f.drain_past_clean = e.has_bug(bug_drain_past_clean);
+  return f;
+}
+
+opened_heap make_heap(const env& e, const workload& w, const params& p, style st, std::uint32_t words,
+                      std::uint32_t max_writes) {
+  (void)st;
+  const tx_shape s = tx_shape_of(w.name(), p);
+  if (e.ex.on_gpu())
+    throw config_error(fmt::format("{}: the transaction benchmarks run on the cpu executor only for now "
+                                   "(docs/transactions.md)", w.name()));
+  const stm::log_geometry g = log_geometry_of(s, max_writes);
+  fresh_directory(e.dir);
+  auto pool = std::make_unique<pm::pool>(
+      pm::pool::create(e.dir / pool_file, native::pool_bytes({stm::tx_heap_bytes(words, g)}), {.mode = e.mode}));
+  stm::tx_heap::create(*pool, words, g);
+  stm::tx_heap heap = stm::tx_heap::open(*pool, words, g);
+  return {std::move(pool), run_meta{}, s, heap};
+}
+
+void finish_heap(opened_heap& h, const workload& w, const params& p, style st) {
+  h.pool->find("tx_home").persist();
+  write_meta(*h.pool, w.name(), st, p);
+  h.meta = read_meta(*h.pool, w);
+  throttle_pool(*h.pool, h.shape);
+}
+
+opened_heap open_heap(const env& e, const workload& w, std::uint32_t (*words_of)(const params&),
+                      std::uint32_t max_writes) {
+  require_file(e.dir, pool_file, w.name());
+  auto pool = std::make_unique<pm::pool>(pm::pool::open(e.dir / pool_file, e.mode));
+  run_meta m = read_meta(*pool, w);
+  const tx_shape s = check_recorded(*pool, [&] { return tx_shape_of(w.name(), m.p); });
+  const std::uint32_t words = check_recorded(*pool, [&] { return words_of(m.p); });
+  stm::tx_heap heap = stm::tx_heap::open(*pool, words, log_geometry_of(s, max_writes));
+  return {std::move(pool), std::move(m), s, heap};
+}
+
+recover_report recover_heap(stm::tx_heap& heap) {
+  const std::uint64_t before = heap.applied_upto();
+  const auto t0 = std::chrono::steady_clock::now();
+  const stm::checkpoint_report c = heap.checkpoint();
+  recover_report r;
+  r.seconds = seconds_since(t0);
+  r.repaired = c.applied > 0 || c.discarded > 0;
+  r.what = fmt::format("applied {} durable records (sequence {} to {}) to the home image", c.applied, before + 1,
+                       c.applied_upto);
+  if (c.applied == 0) r.what = fmt::format("no durable record after sequence {}", before);
+  if (c.gap_at != 0)
+    r.what += fmt::format("; record {} is missing, so {} later records were discarded", c.gap_at, c.discarded);
+  r.what += fmt::format("; log truncated (epoch {})", heap.epoch());
+  return r;
+}
+
+verify_report check_promises(const stm::tx_heap& heap) {
+  verify_report v;
+  const stm::log_scan s = heap.scan();
+  if (s.prefix > 0) {
+    v.detail = fmt::format("{} durable records after sequence {} are not applied to the home image: recover first",
+                           s.prefix, heap.applied_upto());
+    return v;
+  }
+  if (heap.applied_upto() < heap.committed_through()) {
+    v.detail = fmt::format("records up to {} were promised durable, the home image holds only up to {}",
+                           heap.committed_through(), heap.applied_upto());
+    return v;
+  }
+  v.ok = true;
+  return v;
+}
+
+run_report report_of(const tx_stats& st, const tx_shape& s, std::string unit) {
+  run_report r;
+  r.unit = std::move(unit);
+  r.operations = st.commits;
+  r.seconds = st.kernel_seconds;
+  r.batches = s.batches;
+  return r;
+}
+
+}  // namespace gpmx::apps::tx

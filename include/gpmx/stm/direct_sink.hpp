@@ -1,0 +1,56 @@
+#pragma once
+// The baseline's persistence (helpers off): the committer writes its record
+// to its own log stream and makes it durable before it releases its orecs,
+// entry by entry (uncoalesced: each entry a separate persist, as a GPU
+// thread persisting its write set word by word), then the mark after a
+// persist fence. Under sbrp the entries are ordered by one oFence instead
+// and the mark waits for durability with a dFence. Kernel code.
+#include <cstdint>
+
+#include "gpmx/exec/portability.hpp"
+#include "gpmx/stm/durability.hpp"
+#include "gpmx/stm/log_layout.hpp"
+#include "gpmx/stm/persist_style.hpp"
+#include "gpmx/stm/stm_fail.hpp"
+#include "gpmx/stm/transaction.hpp"
+
+namespace gpmx::stm {
+
+class direct_sink {
+ public:
+  GPMX_HD direct_sink(const tx_shared& s, const tx_log& log, std::uint32_t committer, persist_style style)
+      : s_(s), stream_(log.thread_stream(committer)), epoch_(log.epoch), style_(style) {}
+
+  template <class Ctx>
+  GPMX_HD void commit(Ctx& t, const redo_view& r) {
+    const std::uint32_t n = record_entries(r.count);
+    if (pos_ + n > stream_.size())
+      detail::stm_fail("a committer's log stream is full (entries needed, stream size)", pos_ + n, stream_.size());
+    const bool sbrp = style_.order == pm::ordering::sbrp;
+    const bool careless = style_.faults.mark_with_records;
+    auto v = stream_.bind(t);
+    std::uint64_t h = check_start(epoch_);
+    for (std::uint32_t i = 0; i + 1 < n; ++i) {
+      const log_entry e = i == 0 ? make_header(r.seq, r.count) : make_data(r.words[i - 1], r.values[i - 1]);
+      v[pos_ + i] = e;
+      h = check_step(h, e);
+      if (!sbrp && !careless) t.gpm_persist();
+    }
+    if (sbrp && !careless) t.ofence();
+    v[pos_ + n - 1] = make_mark(r.seq, h);
+    persist_own(t, style_);
+    note_durable(t, s_, r.seq);
+    pos_ += n;
+    count(t, s_, count_direct);
+    count(t, s_, count_log_entries, n);
+  }
+
+ private:
+  const tx_shared& s_;
+  pm::pm_span<log_entry> stream_;
+  std::uint64_t epoch_;
+  persist_style style_;
+  std::uint64_t pos_ = 0;
+};
+
+}  // namespace gpmx::stm

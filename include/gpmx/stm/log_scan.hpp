@@ -1,0 +1,49 @@
+#pragma once
+// Recovery's reading of the NVRAM log (host code): every stream is read
+// front to back and stops at the first record that is not whole (no valid
+// mark for this epoch); the records found are ordered by sequence number,
+// and only the unbroken run after the last applied one counts: at the first
+// missing number that transaction and every later one are discarded.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpmx/stm/log_layout.hpp"
+#include "gpmx/stm/record_format.hpp"
+
+namespace gpmx::stm {
+
+struct scanned_record {
+  std::uint32_t seq;
+  std::uint32_t stream;
+  std::uint64_t first_write;  // into log_scan::writes
+  std::uint32_t count;
+};
+struct word_write {
+  std::uint32_t word, value;
+};
+
+struct log_scan {
+  std::vector<scanned_record> records;  // valid, after applied_upto, sorted by seq
+  std::vector<word_write> writes;
+  std::uint64_t stale = 0;              // valid records at or before applied_upto (already applied)
+  std::uint32_t streams_cut = 0;        // streams whose end was a torn or foreign record, not an empty entry
+  // The unbroken run: records[0, prefix) have seq applied_upto+1, +2, ...
+  std::uint64_t prefix = 0;
+  // Sequence number after the run that is missing (0 when nothing follows it).
+  std::uint32_t gap_at = 0;
+};
+
+// Scans `log` laid out as `g`. A valid record that writes a word >= words,
+// or a sequence number seen twice, cannot come from a correct run: throws
+// pm::pm_error(corrupt_value) naming `where`, the stream and the entry.
+log_scan scan_log(std::span<const log_entry> log, const log_geometry& g, std::uint64_t epoch,
+                  std::uint64_t applied_upto, std::uint32_t words, const std::string& where);
+
+// Applies records[0, prefix) in order to home (absolute values: applying a
+// record twice is harmless). Returns the last sequence number applied
+// (applied_upto when there was nothing).
+std::uint64_t apply_prefix(const log_scan& scan, std::span<std::uint32_t> home, std::uint64_t applied_upto);
+
+}  // namespace gpmx::stm

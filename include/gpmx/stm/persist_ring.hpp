@@ -1,0 +1,186 @@
+#pragma once
+// The helper-warp persistence of the helper-warp paper (kernel code): one
+// ring buffer of log entries per block, in shared memory. A committer
+// reserves room with one atomic add on the tail, fills its entries, sets
+// each entry's dirty bit (its kind: record entry or mark) and returns,
+// releasing its orecs: durability no longer holds the orecs. One helper
+// warp per block drains the ring in order, 32 entries at a time, stopping
+// at the first entry whose dirty bit is not set: the lanes write their
+// entries contiguously to the block's log stream (coalesced) and make them
+// durable, then write the batch's marks after that persist fence and make
+// those durable, then clear the dirty bits and move the head. A full ring
+// stalls committers.
+//
+// Launch: committers fill warps 0..W-1 of each block and warp W (the last)
+// is the helper; the block's dynamic shared memory is ring_bytes(capacity).
+#include <cstddef>
+#include <cstdint>
+
+#include "gpmx/exec/mem_view.hpp"
+#include "gpmx/exec/memory_scope.hpp"
+#include "gpmx/exec/portability.hpp"
+#include "gpmx/stm/durability.hpp"
+#include "gpmx/stm/log_layout.hpp"
+#include "gpmx/stm/persist_style.hpp"
+#include "gpmx/stm/stm_fail.hpp"
+#include "gpmx/stm/transaction.hpp"
+
+namespace gpmx::stm {
+
+enum entry_kind : std::uint32_t { entry_clean = 0, entry_record = 1, entry_mark = 2 };
+
+// Shared-memory bytes a ring of `capacity` entries takes.
+GPMX_HD constexpr std::size_t ring_bytes(std::uint32_t capacity) {
+  return 8 * sizeof(std::uint32_t) + std::size_t(capacity) * (sizeof(log_entry) + sizeof(std::uint32_t));
+}
+
+struct persist_ring {
+  std::uint32_t* control;  // [0] tail (entries reserved), [1] head (entries drained), [2] committers done
+  log_entry* entries;
+  std::uint32_t* kinds;    // dirty bits: an entry_kind per slot
+  std::uint32_t capacity;
+
+  template <class Ctx>
+  GPMX_HD static persist_ring of(Ctx& t, std::uint32_t capacity) {
+    auto* base = t.template dynamic_shared<std::byte>();
+    persist_ring r;
+    r.control = reinterpret_cast<std::uint32_t*>(base);
+    r.entries = reinterpret_cast<log_entry*>(base + 8 * sizeof(std::uint32_t));
+    r.kinds = reinterpret_cast<std::uint32_t*>(base + 8 * sizeof(std::uint32_t) + std::size_t(capacity) * sizeof(log_entry));
+    r.capacity = capacity;
+    return r;
+  }
+  // Every thread of the block calls it, then the block synchronizes.
+  template <class Ctx>
+  GPMX_HD void clear(Ctx& t) const {
+    const std::uint32_t n = t.block_dim().count();
+    for (std::uint32_t i = t.thread_rank(); i < capacity; i += n) t.atomic_store(&kinds[i], 0u, memory_order::relaxed, scope::block);
+    if (t.thread_rank() < 8) t.atomic_store(&control[t.thread_rank()], 0u, memory_order::relaxed, scope::block);
+  }
+  // A committer of this block has finished its transactions.
+  template <class Ctx>
+  GPMX_HD void committer_done(Ctx& t) const {
+    (void)t.atomic_add(&control[2], 1u, memory_order::release, scope::block);
+  }
+};
+
+// Appends each committed record to the block's ring.
+class ring_sink {
+ public:
+  GPMX_HD ring_sink(const tx_shared& s, const persist_ring& ring, std::uint64_t epoch) : s_(s), r_(ring), epoch_(epoch) {}
+
+  template <class Ctx>
+  GPMX_HD void commit(Ctx& t, const redo_view& rec) {
+    const std::uint32_t n = record_entries(rec.count);
+    if (n > r_.capacity) detail::stm_fail("a record is larger than the persistence buffer", n, r_.capacity);
+    const std::uint32_t pos = t.atomic_add(&r_.control[0], n, memory_order::relaxed, scope::block);
+    const std::uint32_t* head = &r_.control[1];
+    if (pos + n - t.atomic_load(head, memory_order::acquire, scope::block) > r_.capacity) {
+      count(t, s_, count_ring_full);
+      t.spin_wait([&] { return pos + n - t.atomic_load(head, memory_order::acquire, scope::block) <= r_.capacity; });
+    }
+    auto slots = shared_span<log_entry>(r_.entries, r_.capacity).bind(t);
+    std::uint64_t h = check_start(epoch_);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint32_t slot = (pos + i) % r_.capacity;
+      log_entry e;
+      if (i + 1 == n) e = make_mark(rec.seq, h);
+      else e = i == 0 ? make_header(rec.seq, rec.count) : make_data(rec.words[i - 1], rec.values[i - 1]);
+      h = check_step(h, e);
+      slots[slot] = e;
+      t.atomic_store(&r_.kinds[slot], std::uint32_t(i + 1 == n ? entry_mark : entry_record), memory_order::release,
+                     scope::block);
+    }
+    count(t, s_, count_ring);
+  }
+
+ private:
+  const tx_shared& s_;
+  persist_ring r_;
+  std::uint64_t epoch_;
+};
+
+namespace detail {
+GPMX_HD inline std::uint32_t trailing_ones(std::uint32_t m) {
+  std::uint32_t n = 0;
+  while (n < 32 && ((m >> n) & 1u)) ++n;
+  return n;
+}
+}  // namespace detail
+
+// The helper warp's loop: every lane of the block's last warp calls it.
+// Returns when every committer of the block is done and the ring is empty.
+template <class Ctx>
+GPMX_HD void drain_ring(Ctx& t, const tx_shared& s, const persist_ring& r, const tx_log& log, persist_style style) {
+  const std::uint32_t lane = t.lane_id();
+  const std::uint32_t committers = t.block_dim().count() - 32;
+  const auto stream = log.block_stream(std::uint32_t(t.block_rank()));
+  auto out = stream.bind(t);
+  auto slots = shared_span<log_entry>(r.entries, r.capacity).bind(t);
+  std::uint64_t pos = 0;  // entries written to the stream
+  const bool careless_marks = style.faults.mark_with_records;
+  for (;;) {
+    const std::uint32_t head = t.atomic_load(&r.control[1], memory_order::acquire, scope::block);
+    const std::uint32_t* first = &r.kinds[head % r.capacity];
+    // Work, or the end: every committer done and nothing reserved.
+    t.spin_wait([&] {
+      return t.atomic_load(first, memory_order::acquire, scope::block) != entry_clean ||
+             (t.atomic_load(&r.control[2], memory_order::acquire, scope::block) == committers &&
+              t.atomic_load(&r.control[0], memory_order::acquire, scope::block) == head);
+    });
+    if (t.atomic_load(first, memory_order::acquire, scope::block) == entry_clean &&
+        !style.faults.drain_past_clean)
+      return;
+    const std::uint32_t slot = (head + lane) % r.capacity;
+    std::uint32_t kind = lane < r.capacity ? t.atomic_load(&r.kinds[slot], memory_order::acquire, scope::block)
+                                           : std::uint32_t(entry_clean);
+    std::uint32_t n = detail::trailing_ones(t.ballot(0xffffffffu, kind != entry_clean));
+    if (style.faults.drain_past_clean) {
+      // The careless helper takes whatever the tail has reserved.
+      const std::uint32_t reserved = t.atomic_load(&r.control[0], memory_order::acquire, scope::block) - head;
+      if (reserved == 0) {
+        const std::uint32_t* tail = &r.control[0];
+        t.spin_wait([&] {
+          return t.atomic_load(tail, memory_order::acquire, scope::block) != head ||
+                 t.atomic_load(&r.control[2], memory_order::acquire, scope::block) == committers;
+        });
+        if (t.atomic_load(tail, memory_order::acquire, scope::block) == head) return;
+        continue;
+      }
+      n = reserved < 32 ? reserved : 32;
+      if (kind == entry_clean && lane < n) kind = entry_record;
+    }
+    if (pos + n > stream.size())
+      detail::stm_fail("a block's helper log stream is full (entries needed, stream size)", pos + n, stream.size());
+    if (t.lane_id() == 0) {
+      // Reserved entries beyond the capacity wait for room: not in the buffer yet.
+      const std::uint32_t reserved = t.atomic_load(&r.control[0], memory_order::relaxed, scope::block) - head;
+      const std::uint32_t occupied = reserved < r.capacity ? reserved : r.capacity;
+      count(t, s, count_occupancy_sum, occupied);
+      const std::uint32_t bucket = std::uint32_t(std::uint64_t(occupied) * occupancy_buckets / (r.capacity + 1u));
+      count(t, s, tx_counter(tx_counter_count + bucket));
+    }
+    const bool mine = lane < n;
+    const bool is_mark = mine && kind == entry_mark;
+    const log_entry e = mine ? log_entry(slots[slot]) : 0;
+    // The records first, durable; then their marks (a persist fence between).
+    if (mine && (!is_mark || careless_marks)) out[pos + lane] = e;
+    if (!careless_marks) persist_own(t, style);
+    t.syncwarp();
+    if (is_mark && !careless_marks) out[pos + lane] = e;
+    persist_own(t, style);
+    t.syncwarp();
+    if (is_mark) note_durable(t, s, mark_seq(e));
+    if (mine) t.atomic_store(&r.kinds[slot], 0u, memory_order::relaxed, scope::block);
+    t.syncwarp();
+    if (lane == 0) {
+      t.atomic_store(&r.control[1], head + n, memory_order::release, scope::block);
+      count(t, s, count_batches);
+      count(t, s, count_drained, n);
+    }
+    t.syncwarp();
+    pos += n;
+  }
+}
+
+}  // namespace gpmx::stm

@@ -1,0 +1,86 @@
+#pragma once
+// What the transactions of one launch share, in device memory (kernel
+// vectors on the cpu executor): the visible copy of the data words, one
+// ownership record per word, each committer's status, the sequence counter,
+// and what the durable fence and the statistics read. Kernel code.
+#include <atomic>
+#include <cstdint>
+
+#include "gpmx/exec/memory_scope.hpp"
+#include "gpmx/exec/observer.hpp"
+#include "gpmx/exec/portability.hpp"
+
+namespace gpmx::stm {
+
+// A committer's status word. The status protocol (docs/transactions.md):
+// only the owner moves idle -> active -> committing -> idle and
+// active/aborted -> idle; a pre-empter moves active -> aborted, and steals
+// an orec only after that succeeded, so a transaction that reached
+// committing keeps every orec it holds.
+enum tx_status : std::uint32_t { tx_idle = 0, tx_active = 1, tx_committing = 2, tx_aborted = 3 };
+
+// Per-block statistics, one row of these per block.
+enum tx_counter : std::uint32_t {
+  count_commits,        // transactions committed
+  count_aborts,         // attempts that aborted (pre-empted or gave way)
+  count_preemptions,    // orecs stolen from a lower-priority owner
+  count_direct,         // commits persisted by the committer itself
+  count_ring,           // commits appended to the block's persistence buffer
+  count_ring_full,      // appends that waited for room in the buffer
+  count_batches,        // helper-warp drains
+  count_drained,        // entries the helper warp wrote to the log
+  count_log_entries,    // entries committers wrote to the log themselves
+  count_occupancy_sum,  // sum over drains of the buffer's occupied entries
+  tx_counter_count
+};
+// Buffer occupancy at each drain, in twentieths of the capacity (0-5%, ...).
+inline constexpr std::uint32_t occupancy_buckets = 20;
+inline constexpr std::uint32_t counters_per_block = tx_counter_count + occupancy_buckets;
+
+struct tx_shared {
+  std::uint32_t* data = nullptr;    // the words (visible copy)
+  std::uint32_t words = 0;
+  std::uint32_t* orecs = nullptr;   // per word: 0 free, else the owner's id + 1 (lock and owner in one word)
+  std::uint32_t* status = nullptr;  // per committer id: a tx_status
+  std::uint32_t* seq = nullptr;     // the last sequence number taken
+  // Durable fence: durable[s - first_seq] is set once record s is durable;
+  // every sequence number <= *persisted_prefix is.
+  std::uint32_t* durable = nullptr;
+  std::uint32_t first_seq = 1;
+  std::uint32_t seq_capacity = 0;
+  std::uint32_t* persisted_prefix = nullptr;
+  // Adaptive switching: commits go through the helper warp's buffer while nonzero.
+  std::uint32_t* helpers_on = nullptr;
+  std::uint64_t* counters = nullptr;  // counters_per_block per block
+};
+
+// Device-memory words that a pre-empted transaction may still read while
+// their new owner writes them (a zombie's read, thrown away): relaxed
+// atomics on the host, so the race is defined there; plain volatile
+// accesses on the GPU. Each reports the access to the context.
+template <class Ctx>
+GPMX_HD std::uint32_t load_word(Ctx& t, const std::uint32_t* p) {
+  t.record_load(mem_space::global, p, sizeof(std::uint32_t));
+#if defined(__CUDA_ARCH__)
+  return *const_cast<const volatile std::uint32_t*>(p);
+#else
+  return std::atomic_ref<std::uint32_t>(*const_cast<std::uint32_t*>(p)).load(std::memory_order_relaxed);
+#endif
+}
+template <class Ctx>
+GPMX_HD void store_word(Ctx& t, std::uint32_t* p, std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  *const_cast<volatile std::uint32_t*>(p) = v;
+#else
+  std::atomic_ref<std::uint32_t>(*p).store(v, std::memory_order_relaxed);
+#endif
+  t.record_store(mem_space::global, p, sizeof(std::uint32_t));
+}
+
+template <class Ctx>
+GPMX_HD void count(Ctx& t, const tx_shared& s, tx_counter c, std::uint64_t n = 1) {
+  if (s.counters != nullptr)
+    t.atomic_add(&s.counters[t.block_rank() * counters_per_block + c], n, memory_order::relaxed, scope::device);
+}
+
+}  // namespace gpmx::stm

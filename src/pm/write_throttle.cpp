@@ -1,0 +1,55 @@
+#include "gpmx/pm/write_throttle.hpp"
+
+#include <fmt/format.h>
+
+#include <thread>
+
+#include "gpmx/pm/errors.hpp"
+
+namespace gpmx::pm {
+
+write_throttle::write_throttle(double bytes_per_second, std::uint32_t sector_bytes)
+    : rate_(bytes_per_second), sector_(sector_bytes) {
+  if (!(bytes_per_second > 0))
+    throw pm_error(errc::bad_argument, fmt::format("write throttle: {} bytes per second is not a bandwidth", bytes_per_second));
+  if (sector_bytes < 8 || sector_bytes > 4096 || (sector_bytes & (sector_bytes - 1)) != 0)
+    throw pm_error(errc::bad_argument,
+                   fmt::format("write throttle: a sector of {} bytes is not a power of two from 8 to 4096", sector_bytes));
+}
+
+std::uint64_t write_throttle::sectors_of(const void* address, std::uint64_t bytes) const {
+  if (bytes == 0) return 0;
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  return (a + bytes - 1) / sector_ - a / sector_ + 1;
+}
+
+void write_throttle::charge_range(const void* address, std::uint64_t bytes) {
+  charge_sectors(sectors_of(address, bytes));
+}
+
+void write_throttle::charge_sectors(std::uint64_t sectors) {
+  if (sectors == 0) return;
+  clock::time_point done;
+  {
+    std::lock_guard lock(m_);
+    const std::uint64_t bytes = sectors * sector_;
+    charged_ += bytes;
+    debt_ns_ += double(bytes) * 1e9 / rate_;
+    const auto whole = std::chrono::nanoseconds(std::int64_t(debt_ns_));
+    debt_ns_ -= double(whole.count());
+    const clock::time_point now = clock::now();
+    free_at_ = (free_at_ > now ? free_at_ : now) + whole;
+    done = free_at_;
+  }
+  // Sleeping costs tens of microseconds of slack; shorter waits spin.
+  constexpr auto slack = std::chrono::microseconds(80);
+  if (done - clock::now() > slack) std::this_thread::sleep_until(done - slack);
+  while (clock::now() < done) std::this_thread::yield();
+}
+
+std::uint64_t write_throttle::charged_bytes() const {
+  std::lock_guard lock(m_);
+  return charged_;
+}
+
+}  // namespace gpmx::pm

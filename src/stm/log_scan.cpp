@@ -1,0 +1,84 @@
+#include "gpmx/stm/log_scan.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "gpmx/pm/errors.hpp"
+
+namespace gpmx::stm {
+namespace {
+
+[[noreturn]] void corrupt(const std::string& where, const std::string& what) {
+  throw pm::pm_error(pm::errc::corrupt_value, fmt::format("{}: the transaction log {}", where, what));
+}
+
+// Reads one stream; appends its valid records; returns whether it ended at
+// an empty entry (not at a torn or foreign record).
+bool scan_stream(std::span<const log_entry> s, std::uint32_t stream, std::uint64_t epoch, std::uint32_t words,
+                 const std::string& where, log_scan& out) {
+  std::uint64_t pos = 0;
+  while (pos < s.size()) {
+    const log_entry h = s[pos];
+    if (h == 0) return true;
+    if (!is_header(h)) return false;
+    const std::uint32_t n = header_writes(h);
+    if (n == 0 || pos + record_entries(n) > s.size()) return false;
+    std::uint64_t check = check_step(check_start(epoch), h);
+    for (std::uint32_t i = 0; i < n; ++i) check = check_step(check, s[pos + 1 + i]);
+    if (s[pos + 1 + n] != make_mark(header_seq(h), check)) return false;
+    const scanned_record r{header_seq(h), stream, out.writes.size(), n};
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const log_entry d = s[pos + 1 + i];
+      if (data_word(d) >= words)
+        corrupt(where, fmt::format("stream {} entry {}: record {} writes word {}, past the {} words of the data",
+                                   stream, pos + 1 + i, r.seq, data_word(d), words));
+      out.writes.push_back({data_word(d), data_value(d)});
+    }
+    out.records.push_back(r);
+    pos += record_entries(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+log_scan scan_log(std::span<const log_entry> log, const log_geometry& g, std::uint64_t epoch,
+                  std::uint64_t applied_upto, std::uint32_t words, const std::string& where) {
+  if (log.size() < g.entries())
+    corrupt(where, fmt::format("region holds {} entries, its geometry needs {}", log.size(), g.entries()));
+  log_scan out;
+  for (std::uint32_t i = 0; i < g.streams(); ++i)
+    if (!scan_stream(log.subspan(g.stream_start(i), g.stream_entries(i)), i, epoch, words, where, out))
+      ++out.streams_cut;
+  std::sort(out.records.begin(), out.records.end(),
+            [](const scanned_record& a, const scanned_record& b) { return a.seq < b.seq; });
+  for (std::size_t i = 1; i < out.records.size(); ++i)
+    if (out.records[i].seq == out.records[i - 1].seq)
+      corrupt(where, fmt::format("holds record {} twice (streams {} and {})", out.records[i].seq,
+                                 out.records[i - 1].stream, out.records[i].stream));
+  const auto after = std::find_if(out.records.begin(), out.records.end(),
+                                  [&](const scanned_record& r) { return r.seq > applied_upto; });
+  out.stale = std::uint64_t(after - out.records.begin());
+  out.records.erase(out.records.begin(), after);
+  std::uint64_t expect = applied_upto + 1;
+  while (out.prefix < out.records.size() && out.records[out.prefix].seq == expect) {
+    ++out.prefix;
+    ++expect;
+  }
+  out.gap_at = out.prefix < out.records.size() ? std::uint32_t(expect) : 0;
+  return out;
+}
+
+std::uint64_t apply_prefix(const log_scan& scan, std::span<std::uint32_t> home, std::uint64_t applied_upto) {
+  for (std::uint64_t i = 0; i < scan.prefix; ++i) {
+    const scanned_record& r = scan.records[i];
+    for (std::uint32_t k = 0; k < r.count; ++k) {
+      const word_write& w = scan.writes[r.first_write + k];
+      home[w.word] = w.value;
+    }
+    applied_upto = r.seq;
+  }
+  return applied_upto;
+}
+
+}  // namespace gpmx::stm

@@ -1,0 +1,102 @@
+#include "gpmx/stm/tx_heap.hpp"
+
+#include <cstring>
+#include <fmt/format.h>
+
+#include "gpmx/pm/crash_trigger.hpp"
+#include "gpmx/pm/errors.hpp"
+
+namespace gpmx::stm {
+namespace {
+
+constexpr std::uint64_t state_bytes = 64;
+
+pm::region sized(pm::pool& pool, const char* name, std::uint64_t want) {
+  pm::region r = pool.find(name);
+  if (r.size() < want)
+    throw pm::pm_error(pm::errc::corrupt_value,
+                       fmt::format("{}: region {} holds {} bytes, the recorded parameters need {}",
+                                   pool.path().string(), name, r.size(), want));
+  return r;
+}
+
+std::uint64_t home_bytes(std::uint32_t words) { return (std::uint64_t(words) * 4 + 63) / 64 * 64; }
+
+}  // namespace
+
+std::uint64_t tx_heap_bytes(std::uint32_t words, const log_geometry& g) {
+  return home_bytes(words) + g.entries() * sizeof(log_entry) + state_bytes;
+}
+
+void tx_heap::create(pm::pool& pool, std::uint32_t words, const log_geometry& g) {
+  pool.create_region("tx_home", home_bytes(words)).persist();
+  pool.create_region("tx_log", g.entries() * sizeof(log_entry)).persist();
+  pool.create_region("tx_state", state_bytes).persist();
+}
+
+tx_heap::tx_heap(pm::pool& pool, std::uint32_t words, const log_geometry& g)
+    : pool_(&pool),
+      words_(words),
+      geometry_(g),
+      home_(sized(pool, "tx_home", std::uint64_t(words) * 4)),
+      log_(sized(pool, "tx_log", g.entries() * sizeof(log_entry))),
+      state_(sized(pool, "tx_state", state_bytes)) {}
+
+tx_heap tx_heap::open(pm::pool& pool, std::uint32_t words, const log_geometry& g) {
+  tx_heap h(pool, words, g);
+  // Sequence numbers are 32-bit in the records: a larger word was never written.
+  for (unsigned i : {0u, 2u})
+    if (h.state(i) > 0xffffffffull)
+      throw pm::pm_error(pm::errc::corrupt_value,
+                         fmt::format("{}: region tx_state word {} holds {}, past any sequence number",
+                                     pool.path().string(), i, h.state(i)));
+  return h;
+}
+
+std::uint64_t tx_heap::state(unsigned i) const {
+  std::uint64_t v;
+  std::memcpy(&v, state_.data() + 8 * i, 8);
+  return v;
+}
+
+void tx_heap::set_state(unsigned i, std::uint64_t v) {
+  std::memcpy(state_.data() + 8 * i, &v, 8);
+  state_.persist(8 * i, 8);
+  crash_trigger::point();
+}
+
+tx_log tx_heap::log() const {
+  return tx_log{log_.span<log_entry>().subspan(0, geometry_.entries()), geometry_, epoch()};
+}
+
+void tx_heap::promise_durable(std::uint64_t seq) { set_state(2, seq); }
+
+log_scan tx_heap::scan() const {
+  return scan_log(log_entries(), geometry_, epoch(), applied_upto(), words_,
+                  pool_->path().string() + " region tx_log");
+}
+
+checkpoint_report tx_heap::checkpoint(bool truncate_first) {
+  const log_scan s = scan();
+  checkpoint_report r;
+  r.gap_at = s.gap_at;
+  r.streams_cut = s.streams_cut;
+  r.discarded = s.records.size() - s.prefix;
+  r.applied = s.prefix;
+  const std::uint64_t upto = apply_prefix(s, home(), applied_upto());
+  r.applied_upto = upto;
+  if (truncate_first) {  // the seeded bug: the log is gone before the home image is durable
+    set_state(0, upto);
+    set_state(1, epoch() + 1);
+    home_.persist();
+    crash_trigger::point();
+    return r;
+  }
+  home_.persist();
+  crash_trigger::point();
+  if (upto != applied_upto()) set_state(0, upto);
+  set_state(1, epoch() + 1);
+  return r;
+}
+
+}  // namespace gpmx::stm
