@@ -13,10 +13,10 @@ constexpr std::size_t seq_word = 0, prefix_word = 1, helpers_word = 2;
 tx_device::tx_device(const tx_shape& s, std::span<const std::uint32_t> home)
     : shape_(s),
       data_(home.begin(), home.end()),
-      orecs_(home.size(), 0),
       status_(s.committer_count(), 0),
       words_(4, 0),
       durable_(s.transactions_per_batch(), 0),
+      orecs_(home.size(), 0),
       counters_(std::uint64_t(s.blocks) * stm::counters_per_block, 0) {}
 
 stm::tx_shared tx_device::prepare(std::uint64_t applied_upto, bool helpers_on) {

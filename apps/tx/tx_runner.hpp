@@ -41,7 +41,8 @@ class tx_device {
 
  private:
   tx_shape shape_;
-  kernel_vector<std::uint32_t> data_, orecs_, status_, words_, durable_;
+  kernel_vector<std::uint32_t> data_, status_, words_, durable_;
+  kernel_vector<std::uint64_t> orecs_;
   kernel_vector<std::uint64_t> counters_;
 };
 

@@ -26,8 +26,7 @@ namespace fs = std::filesystem;
 
 // The pool as the executor sees it: a place whose ranges can be persisted.
 // With a write throttle, every kernel persist is charged its sectors first
-// (write_throttle.hpp) and waiting threads share flushes, so their waits
-// overlap as in-flight writes do on a GPU.
+// (write_throttle.hpp) and waits for the emulated device in the worker.
 class pool_domain final : public persist_domain {
  public:
   explicit pool_domain(const mapping* m) : map_(m), registration_(this, m->base(), m->size()) {}
@@ -37,7 +36,7 @@ class pool_domain final : public persist_domain {
   }
   // An msync is a system call and a device write: waiting threads share
   // it. On tmpfs it writes no device and sharing costs more than it saves.
-  bool shares_flushes() const override { return throttle() != nullptr || (syncs_pages() && !map_->in_memory_fs()); }
+  bool shares_flushes() const override { return syncs_pages() && !map_->in_memory_fs(); }
   void persist_merged(const void* p, std::size_t bytes, std::size_t asked) const override {
     if (write_throttle* t = throttle()) t->charge_range(p, bytes);
     map_->persist_merged(p, bytes, asked);

@@ -23,9 +23,7 @@ bool scan_stream(std::span<const log_entry> s, std::uint32_t stream, std::uint64
     if (!is_header(h)) return false;
     const std::uint32_t n = header_writes(h);
     if (n == 0 || pos + record_entries(n) > s.size()) return false;
-    std::uint64_t check = check_step(check_start(epoch), h);
-    for (std::uint32_t i = 0; i < n; ++i) check = check_step(check, s[pos + 1 + i]);
-    if (s[pos + 1 + n] != make_mark(header_seq(h), check)) return false;
+    if (s[pos + 1 + n] != make_mark(header_seq(h), mark_check(epoch, h))) return false;
     const scanned_record r{header_seq(h), stream, out.writes.size(), n};
     for (std::uint32_t i = 0; i < n; ++i) {
       const log_entry d = s[pos + 1 + i];

@@ -29,15 +29,12 @@ class direct_sink {
     const bool sbrp = style_.order == pm::ordering::sbrp;
     const bool careless = style_.faults.mark_with_records;
     auto v = stream_.bind(t);
-    std::uint64_t h = check_start(epoch_);
     for (std::uint32_t i = 0; i + 1 < n; ++i) {
-      const log_entry e = i == 0 ? make_header(r.seq, r.count) : make_data(r.words[i - 1], r.values[i - 1]);
-      v[pos_ + i] = e;
-      h = check_step(h, e);
+      v[pos_ + i] = i == 0 ? make_header(r.seq, r.count) : make_data(r.words[i - 1], r.values[i - 1]);
       if (!sbrp && !careless) t.gpm_persist();
     }
     if (sbrp && !careless) t.ofence();
-    v[pos_ + n - 1] = make_mark(r.seq, h);
+    v[pos_ + n - 1] = make_mark(r.seq, mark_check(epoch_, make_header(r.seq, r.count)));
     persist_own(t, style_);
     note_durable(t, s_, r.seq);
     pos_ += n;

@@ -80,13 +80,11 @@ class ring_sink {
       t.spin_wait([&] { return pos + n - t.atomic_load(head, memory_order::acquire, scope::block) <= r_.capacity; });
     }
     auto slots = shared_span<log_entry>(r_.entries, r_.capacity).bind(t);
-    std::uint64_t h = check_start(epoch_);
     for (std::uint32_t i = 0; i < n; ++i) {
       const std::uint32_t slot = (pos + i) % r_.capacity;
       log_entry e;
-      if (i + 1 == n) e = make_mark(rec.seq, h);
+      if (i + 1 == n) e = make_mark(rec.seq, mark_check(epoch_, make_header(rec.seq, rec.count)));
       else e = i == 0 ? make_header(rec.seq, rec.count) : make_data(rec.words[i - 1], rec.values[i - 1]);
-      h = check_step(h, e);
       slots[slot] = e;
       t.atomic_store(&r_.kinds[slot], std::uint32_t(i + 1 == n ? entry_mark : entry_record), memory_order::release,
                      scope::block);
@@ -137,14 +135,17 @@ GPMX_HD void drain_ring(Ctx& t, const tx_shared& s, const persist_ring& r, const
     std::uint32_t n = detail::trailing_ones(t.ballot(0xffffffffu, kind != entry_clean));
     if (style.faults.drain_past_clean) {
       // The careless helper takes whatever the tail has reserved.
-      const std::uint32_t reserved = t.atomic_load(&r.control[0], memory_order::acquire, scope::block) - head;
+      // Lane 0's view decides for the warp, so the lanes stay together.
+      const std::uint32_t reserved =
+          t.shfl(0xffffffffu, t.atomic_load(&r.control[0], memory_order::acquire, scope::block) - head, 0);
       if (reserved == 0) {
         const std::uint32_t* tail = &r.control[0];
         t.spin_wait([&] {
           return t.atomic_load(tail, memory_order::acquire, scope::block) != head ||
                  t.atomic_load(&r.control[2], memory_order::acquire, scope::block) == committers;
         });
-        if (t.atomic_load(tail, memory_order::acquire, scope::block) == head) return;
+        const std::uint32_t over = t.atomic_load(tail, memory_order::acquire, scope::block) == head ? 1u : 0u;
+        if (t.shfl(0xffffffffu, over, 0) != 0u) return;
         continue;
       }
       n = reserved < 32 ? reserved : 32;

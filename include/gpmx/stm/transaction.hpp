@@ -45,7 +45,10 @@ class transaction {
     writes_ = 0;
     failed_ = false;
     conflict_orec_ = no_conflict;
-    t_.atomic_store(&s_.status[id_], std::uint32_t(tx_active), memory_order::seq_cst, scope::device);
+    if (incarnation_ == 0) incarnation_ = t_.atomic_load(&s_.status[id_], memory_order::acquire, scope::device) >> 2;
+    incarnation_ = (incarnation_ + 1) & incarnation_mask;
+    if (incarnation_ == 0) incarnation_ = 1;
+    t_.atomic_store(&s_.status[id_], state(tx_active), memory_order::seq_cst, scope::device);
   }
 
   // The word's value as this transaction sees it (its own write first);
@@ -93,7 +96,7 @@ class transaction {
       sink.commit(t_, redo_view{seq, write_words_, write_values_, writes_});
     }
     release_all();
-    t_.atomic_store(&s_.status[id_], std::uint32_t(tx_idle), memory_order::seq_cst, scope::device);
+    t_.atomic_store(&s_.status[id_], state(tx_idle), memory_order::seq_cst, scope::device);
     count(t_, s_, count_commits);
     return true;
   }
@@ -103,13 +106,15 @@ class transaction {
   // cycle). A pre-empted transaction retries at once.
   GPMX_HD void wait_before_retry() {
     if (conflict_orec_ == no_conflict) return;
-    const std::uint32_t* orec = &s_.orecs[conflict_orec_];
-    const std::uint32_t seen = conflict_owner_;
+    const std::uint64_t* orec = &s_.orecs[conflict_orec_];
+    const std::uint64_t seen = conflict_owner_;
     t_.spin_wait([&] { return t_.atomic_load(orec, memory_order::acquire, scope::device) != seen; });
   }
 
  private:
   static constexpr std::uint32_t no_conflict = ~0u;
+  static constexpr std::uint32_t incarnation_mask = 0x3fffffffu;
+  GPMX_HD std::uint32_t state(tx_status st) const { return (incarnation_ << 2) | st; }
 
   GPMX_HD bool acquire(std::uint32_t word) {
     if (failed_) return false;
@@ -119,27 +124,29 @@ class transaction {
     if (!held && !take(word)) return false;
     // The zombie check: stolen orecs are stolen only after the status says
     // aborted, so a transaction still active here read consistent values.
-    if (t_.atomic_load(&s_.status[id_], memory_order::acquire, scope::device) == tx_aborted) return fail();
+    if (t_.atomic_load(&s_.status[id_], memory_order::acquire, scope::device) == state(tx_aborted)) return fail();
     return true;
   }
 
   GPMX_HD bool take(std::uint32_t orec) {
     if (owned_ == MaxOwned) detail::stm_fail("a transaction accessed more words than it can own", owned_ + 1, MaxOwned);
-    std::uint32_t* lock = &s_.orecs[orec];
-    const std::uint32_t mine = id_ + 1;
+    std::uint64_t* lock = &s_.orecs[orec];
+    const std::uint64_t mine = (std::uint64_t(incarnation_) << 32) | (id_ + 1);
     for (;;) {
-      const std::uint32_t cur = t_.atomic_load(lock, memory_order::acquire, scope::device);
+      const std::uint64_t cur = t_.atomic_load(lock, memory_order::acquire, scope::device);
       if (cur == mine) break;
       if (cur == 0) {
-        if (t_.atomic_cas(lock, 0u, mine, memory_order::acq_rel, scope::device) == 0u) break;
+        if (t_.atomic_cas(lock, std::uint64_t(0), mine, memory_order::acq_rel, scope::device) == 0) break;
         continue;
       }
-      const std::uint32_t owner = cur - 1;
+      const std::uint32_t owner = std::uint32_t(cur) - 1, attempt = std::uint32_t(cur >> 32);
       if (owner < id_) return give_way(orec, cur);  // the owner has priority
-      const std::uint32_t was = t_.atomic_cas(&s_.status[owner], std::uint32_t(tx_active),
-                                              std::uint32_t(tx_aborted), memory_order::acq_rel, scope::device);
-      if (was == tx_committing) return give_way(orec, cur);  // it keeps what it holds
-      if (was == tx_idle) continue;                          // it is releasing: look again
+      // Abort exactly the attempt that holds the orec.
+      const std::uint32_t active = (attempt << 2) | tx_active, aborted = (attempt << 2) | tx_aborted;
+      const std::uint32_t was =
+          t_.atomic_cas(&s_.status[owner], active, aborted, memory_order::acq_rel, scope::device);
+      if (was == ((attempt << 2) | tx_committing)) return give_way(orec, cur);  // it keeps what it holds
+      if (was != active && was != aborted) continue;  // that attempt is over: look again
       if (t_.atomic_cas(lock, cur, mine, memory_order::acq_rel, scope::device) == cur) {
         count(t_, s_, count_preemptions);
         break;
@@ -149,7 +156,7 @@ class transaction {
     return true;
   }
 
-  GPMX_HD bool give_way(std::uint32_t orec, std::uint32_t owner_word) {
+  GPMX_HD bool give_way(std::uint32_t orec, std::uint64_t owner_word) {
     conflict_orec_ = orec;
     conflict_owner_ = owner_word;
     return fail();
@@ -160,21 +167,22 @@ class transaction {
   }
 
   GPMX_HD bool enter_committing() {
-    return t_.atomic_cas(&s_.status[id_], std::uint32_t(tx_active), std::uint32_t(tx_committing),
-                         memory_order::acq_rel, scope::device) == tx_active;
+    return t_.atomic_cas(&s_.status[id_], state(tx_active), state(tx_committing), memory_order::acq_rel,
+                         scope::device) == state(tx_active);
   }
 
   GPMX_HD void release_all() {
     // CAS, not a store: an orec stolen while this transaction was aborted
     // belongs to the thief now.
+    const std::uint64_t mine = (std::uint64_t(incarnation_) << 32) | (id_ + 1);
     for (std::uint32_t i = 0; i < owned_; ++i)
-      (void)t_.atomic_cas(&s_.orecs[owned_orecs_[i]], id_ + 1, 0u, memory_order::acq_rel, scope::device);
+      (void)t_.atomic_cas(&s_.orecs[owned_orecs_[i]], mine, std::uint64_t(0), memory_order::acq_rel, scope::device);
     owned_ = 0;
   }
 
   GPMX_HD void finish_abort() {
     release_all();
-    t_.atomic_store(&s_.status[id_], std::uint32_t(tx_idle), memory_order::seq_cst, scope::device);
+    t_.atomic_store(&s_.status[id_], state(tx_idle), memory_order::seq_cst, scope::device);
     count(t_, s_, count_aborts);
   }
 
@@ -183,8 +191,10 @@ class transaction {
   std::uint32_t id_;
   std::uint32_t owned_ = 0, writes_ = 0;
   bool failed_ = false;
-  std::uint32_t conflict_orec_ = no_conflict, conflict_owner_ = 0;
+  std::uint32_t conflict_orec_ = no_conflict;
+  std::uint64_t conflict_owner_ = 0;
   std::uint32_t last_seq_ = 0;
+  std::uint32_t incarnation_ = 0;
   std::uint32_t owned_orecs_[MaxOwned];
   std::uint32_t write_words_[MaxWrites];
   std::uint32_t write_values_[MaxWrites];

@@ -12,11 +12,15 @@
 
 namespace gpmx::stm {
 
-// A committer's status word. The status protocol (docs/transactions.md):
-// only the owner moves idle -> active -> committing -> idle and
-// active/aborted -> idle; a pre-empter moves active -> aborted, and steals
-// an orec only after that succeeded, so a transaction that reached
-// committing keeps every orec it holds.
+// A committer's status word: (incarnation << 2) | state, the incarnation
+// counting the committer's attempts. The status protocol
+// (docs/transactions.md): only the owner moves idle -> active ->
+// committing -> idle and active/aborted -> idle, starting a new
+// incarnation at each begin; a pre-empter moves one incarnation from
+// active to aborted, and steals an orec only if that same incarnation
+// still holds it (orec words carry the incarnation), so a transaction that
+// reached committing keeps every orec it holds, and an abort aimed at an
+// earlier attempt never lets a later one be robbed.
 enum tx_status : std::uint32_t { tx_idle = 0, tx_active = 1, tx_committing = 2, tx_aborted = 3 };
 
 // Per-block statistics, one row of these per block.
@@ -40,7 +44,9 @@ inline constexpr std::uint32_t counters_per_block = tx_counter_count + occupancy
 struct tx_shared {
   std::uint32_t* data = nullptr;    // the words (visible copy)
   std::uint32_t words = 0;
-  std::uint32_t* orecs = nullptr;   // per word: 0 free, else the owner's id + 1 (lock and owner in one word)
+  // Per word: 0 free, else (owner's incarnation << 32) | (owner's id + 1):
+  // lock, owner and attempt in one word, read and swapped at once.
+  std::uint64_t* orecs = nullptr;
   std::uint32_t* status = nullptr;  // per committer id: a tx_status
   std::uint32_t* seq = nullptr;     // the last sequence number taken
   // Durable fence: durable[s - first_seq] is set once record s is durable;

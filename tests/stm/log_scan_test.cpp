@@ -1,0 +1,134 @@
+// The log's reading: whole records only, the unbroken run after the last
+// applied one, epochs, and corrupt records refused with a message.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "gpmx/pm/errors.hpp"
+#include "gpmx/stm/log_scan.hpp"
+
+namespace {
+using namespace gpmx;
+using namespace gpmx::stm;
+
+struct log_builder {
+  log_geometry g{0, 0, 3, 16};  // three committer streams of 16 entries
+  std::vector<log_entry> log = std::vector<log_entry>(48, 0);
+  std::vector<std::uint64_t> pos = std::vector<std::uint64_t>(3, 0);
+  std::uint64_t epoch = 0;
+
+  // Appends a record; `torn` leaves its mark out.
+  void add(std::uint32_t stream, std::uint32_t seq, std::vector<word_write> w, bool torn = false) {
+    const std::uint64_t at = g.stream_start(stream) + pos[stream];
+    log[at] = make_header(seq, std::uint32_t(w.size()));
+    for (std::size_t i = 0; i < w.size(); ++i) log[at + 1 + i] = make_data(w[i].word, w[i].value);
+    if (!torn) log[at + 1 + w.size()] = make_mark(seq, mark_check(epoch, log[at]));
+    pos[stream] += record_entries(std::uint32_t(w.size()));
+  }
+  log_scan scan(std::uint64_t applied = 0, std::uint32_t words = 8) const {
+    return scan_log(log, g, epoch, applied, words, "test log");
+  }
+};
+
+TEST(LogScan, OrdersRecordsFromAllStreamsBySequence) {
+  log_builder b;
+  b.add(0, 2, {{1, 20}});
+  b.add(1, 1, {{1, 10}, {2, 11}});
+  b.add(2, 3, {{3, 30}});
+  const log_scan s = b.scan();
+  ASSERT_EQ(s.records.size(), 3u);
+  EXPECT_EQ(s.prefix, 3u);
+  EXPECT_EQ(s.gap_at, 0u);
+  std::vector<std::uint32_t> home(8, 0);
+  EXPECT_EQ(apply_prefix(s, home, 0), 3u);
+  EXPECT_EQ(home[1], 20u);  // record 2 after record 1
+  EXPECT_EQ(home[2], 11u);
+  EXPECT_EQ(home[3], 30u);
+}
+
+TEST(LogScan, StopsAtTheFirstMissingSequenceNumber) {
+  log_builder b;
+  b.add(0, 1, {{0, 1}});
+  b.add(1, 2, {{0, 2}}, /*torn=*/true);
+  b.add(2, 3, {{0, 3}});
+  const log_scan s = b.scan();
+  EXPECT_EQ(s.prefix, 1u);
+  EXPECT_EQ(s.gap_at, 2u);
+  EXPECT_EQ(s.records.size(), 2u);  // 1 and 3; 3 is discarded
+  std::vector<std::uint32_t> home(8, 0);
+  EXPECT_EQ(apply_prefix(s, home, 0), 1u);
+  EXPECT_EQ(home[0], 1u);
+}
+
+TEST(LogScan, ATornRecordEndsItsStream) {
+  log_builder b;
+  b.add(0, 1, {{0, 1}}, /*torn=*/true);
+  b.add(0, 2, {{0, 2}});  // after the torn one: never reached
+  const log_scan s = b.scan();
+  EXPECT_TRUE(s.records.empty());
+  EXPECT_EQ(s.streams_cut, 1u);
+}
+
+TEST(LogScan, AMarkForAnotherHeaderIsNotAMark) {
+  log_builder b;
+  b.add(0, 1, {{0, 1}});
+  b.log[0] = make_header(1, 2);  // the size changed after the mark was made
+  EXPECT_TRUE(b.scan().records.empty());
+}
+
+TEST(LogScan, RecordsOfAnEarlierEpochDoNotCount) {
+  log_builder b;
+  b.add(0, 1, {{0, 1}});
+  b.epoch = 1;  // the log was truncated; the old record is still there
+  EXPECT_TRUE(b.scan().records.empty());
+}
+
+TEST(LogScan, RecordsAlreadyAppliedAreSkipped) {
+  log_builder b;
+  b.add(0, 1, {{0, 1}});
+  b.add(0, 2, {{0, 2}});
+  b.add(1, 3, {{0, 3}});
+  const log_scan s = b.scan(/*applied=*/2);
+  EXPECT_EQ(s.stale, 2u);
+  EXPECT_EQ(s.prefix, 1u);
+  EXPECT_EQ(s.records[0].seq, 3u);
+}
+
+TEST(LogScan, ApplyingTwiceGivesTheSameImage) {
+  log_builder b;
+  b.add(0, 1, {{0, 5}, {1, 6}});
+  b.add(1, 2, {{0, 7}});
+  const log_scan s = b.scan();
+  std::vector<std::uint32_t> once(8, 0), twice(8, 0);
+  apply_prefix(s, once, 0);
+  apply_prefix(s, twice, 0);
+  apply_prefix(s, twice, 0);
+  EXPECT_EQ(once, twice);
+}
+
+TEST(LogScan, AValidRecordPastTheDataIsCorrupt) {
+  log_builder b;
+  b.add(0, 1, {{9, 1}});
+  try {
+    (void)b.scan(0, /*words=*/8);
+    FAIL() << "no error";
+  } catch (const pm::pm_error& e) {
+    EXPECT_NE(std::string(e.what()).find("writes word 9, past the 8 words"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("test log"), std::string::npos);
+  }
+}
+
+TEST(LogScan, ASequenceNumberTwiceIsCorrupt) {
+  log_builder b;
+  b.add(0, 1, {{0, 1}});
+  b.add(1, 1, {{0, 2}});
+  EXPECT_THROW((void)b.scan(), pm::pm_error);
+}
+
+TEST(LogScan, ALogSmallerThanItsGeometryIsCorrupt) {
+  log_builder b;
+  b.log.resize(10);
+  EXPECT_THROW((void)b.scan(), pm::pm_error);
+}
+
+}  // namespace
