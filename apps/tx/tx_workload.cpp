@@ -27,9 +27,7 @@ stm::seeded_faults faults_of(const env& e) {
   return f;
 }
 
-opened_heap make_heap(const env& e, const workload& w, const params& p, style st, std::uint32_t words,
-                      std::uint32_t max_writes) {
-  (void)st;
+opened_heap make_heap(const env& e, const workload& w, const params& p, std::uint32_t words, std::uint32_t max_writes) {
   const tx_shape s = tx_shape_of(w.name(), p);
   if (e.ex.on_gpu())
     throw config_error(fmt::format("{}: the transaction benchmarks run on the cpu executor only for now "

@@ -53,14 +53,13 @@ verify_report check_promises(const stm::tx_heap& heap);
 run_report report_of(const tx_stats& st, const tx_shape& s, std::string unit);
 
 // --- template definitions ---
-opened_heap make_heap(const env& e, const workload& w, const params& p, style st, std::uint32_t words,
-                      std::uint32_t max_writes);
+opened_heap make_heap(const env& e, const workload& w, const params& p, std::uint32_t words, std::uint32_t max_writes);
 void finish_heap(opened_heap& h, const workload& w, const params& p, style st);
 
 template <class Init>
 opened_heap create_heap(const env& e, const workload& w, const params& p, style st, std::uint32_t words,
                         std::uint32_t max_writes, Init&& init) {
-  opened_heap h = make_heap(e, w, p, st, words, max_writes);
+  opened_heap h = make_heap(e, w, p, words, max_writes);
   init(h.heap.home());
   finish_heap(h, w, p, st);
   return h;

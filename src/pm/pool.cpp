@@ -63,18 +63,11 @@ class pool_domain final : public persist_domain {
   // a thread's runs of adjacent lines in one record.
   void persist_lines(const std::uintptr_t* lines, std::size_t n) const override {
     if (write_throttle* t = throttle()) t->charge_sectors(n * ((persist_line_bytes + t->sector_bytes() - 1) / t->sector_bytes()));
-    if ((map_->mode() == durability::pmem && map_->is_pmem()) || map_->mode() == durability::flush) {
-      for (std::size_t i = 0; i < n;) {  // each run of adjacent lines
-        std::size_t j = i + 1;
-        while (j < n && lines[j] == lines[j - 1] + 1) ++j;
-        map_->persist(reinterpret_cast<const void*>(lines[i] * persist_line_bytes), (j - i) * persist_line_bytes);
-        i = j;
-      }
-      return;
-    }
+    // Cache-line flushes: each run of adjacent lines; msync: runs that share pages.
+    const bool line_flushes = (map_->mode() == durability::pmem && map_->is_pmem()) || map_->mode() == durability::flush;
     thread_local std::vector<merged_range> runs;
-    merge_lines(lines, n, flush_unit_bytes(), runs);
-    if (map_->journals()) {
+    merge_lines(lines, n, line_flushes ? persist_line_bytes : flush_unit_bytes(), runs);
+    if (!line_flushes && map_->journals()) {
       if (!runs.empty()) map_->persist_group(runs.data(), runs.size());
       return;
     }

@@ -36,8 +36,8 @@ class tx_heap {
   // Creates the three regions in pool (the home image zeroed) and persists them.
   static void create(pm::pool& pool, std::uint32_t words, const log_geometry& g);
   // Opens them; throws pm::pm_error naming the pool and region when one is
-  // missing or its size is not what `words` and `g` need, or when the state
-  // words hold what no run writes (applied_upto past committed... see .cpp).
+  // missing or smaller than `words` and `g` need, or when applied_upto or
+  // committed_through holds more than a 32-bit sequence number.
   static tx_heap open(pm::pool& pool, std::uint32_t words, const log_geometry& g);
 
   std::span<std::uint32_t> home() const { return home_.as<std::uint32_t>().first(words_); }
