@@ -9,7 +9,7 @@ packages=(
   libboost-context-dev
   libgtest-dev libgmock-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
-  libpmem-dev
+  libpmem-dev libpmemobj-dev  # libpmemobj: the transaction benchmark's CPU baseline
   liburing-dev fio  # BaM: the emulated NVMe controller's I/O; fio, the raw-IOPS reference
   librocksdb-dev
   python3 python3-matplotlib  # the tests' JSON checks; gpmx sim figure's charts

@@ -22,6 +22,8 @@ std::unique_ptr<workload> make_cfd_workload();
 std::unique_ptr<workload> make_dnn_workload();
 namespace tx {
 std::unique_ptr<workload> make_tx_atm_workload();
+std::unique_ptr<workload> make_tx_hash_workload();
+std::unique_ptr<workload> make_tx_bvh_workload();
 }
 
 const std::vector<std::unique_ptr<workload>>& all_workloads() {
@@ -41,6 +43,8 @@ const std::vector<std::unique_ptr<workload>>& all_workloads() {
     v.push_back(make_cfd_workload());
     v.push_back(make_dnn_workload());
     v.push_back(tx::make_tx_atm_workload());
+    v.push_back(tx::make_tx_hash_workload());
+    v.push_back(tx::make_tx_bvh_workload());
     return v;
   }();
   return all;

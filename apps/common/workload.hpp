@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpmx/exec/launch_target.hpp"
@@ -70,6 +71,9 @@ struct run_report {
   double seconds = 0;            // the workload's kernels and commits, not its set-up
   std::uint64_t bytes_persisted = 0;
   std::uint64_t batches = 0;     // batches or iterations run
+  // Figures of this workload's own (name, value), shown by gpmx run and read
+  // by the benches: a transaction benchmark's aborts or buffer occupancy.
+  std::vector<std::pair<std::string, double>> figures;
 };
 struct recover_report {
   bool repaired = false;  // whether there was anything to do

@@ -58,7 +58,7 @@ class atm_workload final : public workload {
     });
     const tx_stats s = run_batches(e, h.heap, h.shape, st, atm::body{accounts, h.shape.seed}, faults_of(e),
                                    e.has_bug(bug_truncate_first));
-    return report_of(s, h.shape, "transfers");
+    return report_of(s, h, "transfers");
   }
 
   recover_report recover(const env& e) override {

@@ -9,6 +9,14 @@
 //     template <class Tx> GPMX_HD void operator()(Tx& tx, std::uint32_t committer,
 //                                                 std::uint32_t batch, std::uint32_t k) const;
 //   };
+//
+// Each committer runs per_thread transactions per batch, unless the body
+// also has (for work whose length each committer finds as it goes):
+//   GPMX_HD std::uint32_t steps(std::uint32_t batch) const;     // at most this many
+//   GPMX_HD bool finished(std::uint32_t committer, std::uint32_t batch) const;  // stop early
+//   GPMX_HD void committed(std::uint32_t committer, std::uint32_t batch) const;  // after each commit
+// (committed() is where a body moves on from state its transaction
+// proposed: a body runs again from the start when its attempt aborts.)
 #include <cstdint>
 
 #include "gpmx/exec/portability.hpp"
@@ -34,6 +42,23 @@ struct tx_kernel_args {
   Body body;
 };
 
+namespace detail {
+template <class Body>
+GPMX_HD std::uint32_t steps_of(const Body& b, std::uint32_t batch, std::uint32_t per_thread) {
+  if constexpr (requires { b.steps(batch); }) return b.steps(batch);
+  else return per_thread;
+}
+template <class Body>
+GPMX_HD bool finished_of(const Body& b, std::uint32_t committer, std::uint32_t batch) {
+  if constexpr (requires { b.finished(committer, batch); }) return b.finished(committer, batch);
+  else return false;
+}
+template <class Body>
+GPMX_HD void committed_of(const Body& b, std::uint32_t committer, std::uint32_t batch) {
+  if constexpr (requires { b.committed(committer, batch); }) b.committed(committer, batch);
+}
+}  // namespace detail
+
 struct tx_kernel {
   template <class Ctx, class Body>
   GPMX_HD void operator()(Ctx& t, const tx_kernel_args<Body>& a) const {
@@ -53,11 +78,13 @@ struct tx_kernel {
     stm::direct_sink direct(a.shared, a.log, id, a.style);
     stm::ring_sink queued(a.shared, ring, a.log.epoch);
     stm::adaptive_sink adaptive(a.shared, direct, queued);
-    for (std::uint32_t k = 0; k < a.per_thread; ++k) {
+    const std::uint32_t steps = detail::steps_of(a.body, a.batch, a.per_thread);
+    for (std::uint32_t k = 0; k < steps && !detail::finished_of(a.body, id, a.batch); ++k) {
       auto body = [&](auto& x) { a.body(x, id, a.batch, k); };
       if (a.helpers == 0) stm::atomically(tx, direct, body);
       else if (a.helpers == 1) stm::atomically(tx, queued, body);
       else stm::atomically(tx, adaptive, body);
+      detail::committed_of(a.body, id, a.batch);
     }
     if (with_ring) ring.committer_done(t);
     if (a.durable_fence && tx.last_seq() != 0) stm::durable_fence(t, a.shared, tx.last_seq());

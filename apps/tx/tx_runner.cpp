@@ -39,6 +39,10 @@ stm::tx_shared tx_device::prepare(std::uint64_t applied_upto, bool helpers_on) {
   return s;
 }
 
+std::uint64_t tx_device::last_seq() const {
+  return words_[seq_word];  // read between launches: the launch's end orders it
+}
+
 tx_stats tx_device::stats() const {
   tx_stats out;
   out.occupancy.assign(stm::occupancy_buckets, 0);

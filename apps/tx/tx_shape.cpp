@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/stm/record_format.hpp"
 
@@ -32,7 +34,9 @@ std::vector<param_spec> with_tx_parameters(std::vector<param_spec> own, std::uin
       {"durable", 0, "1: each committer ends with a durable fence on its last record"},
       {"seed", 1, "seed of the generated transactions"},
   };
-  own.insert(own.end(), common.begin(), common.end());
+  // A benchmark may give a common parameter its own default and meaning.
+  for (const param_spec& c : common)
+    if (std::none_of(own.begin(), own.end(), [&](const param_spec& o) { return o.name == c.name; })) own.push_back(c);
   return own;
 }
 

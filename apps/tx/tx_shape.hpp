@@ -35,7 +35,8 @@ struct tx_shape {
   std::uint32_t block_threads() const { return committers + (helpers == helper_mode::off ? 0 : 32); }
 };
 
-// The parameters every benchmark takes, after its own.
+// The parameters every benchmark takes, after its own (a parameter the
+// benchmark lists itself keeps its own default and help).
 std::vector<param_spec> with_tx_parameters(std::vector<param_spec> own, std::uint32_t per_thread);
 // Reads and checks them; throws config_error naming the workload and the
 // bad parameter. max_record_writes: the most words one transaction writes.

@@ -92,12 +92,29 @@ verify_report check_promises(const stm::tx_heap& heap) {
   return v;
 }
 
-run_report report_of(const tx_stats& st, const tx_shape& s, std::string unit) {
+run_report report_of(const tx_stats& st, const opened_heap& h, std::string unit) {
+  const tx_shape& s = h.shape;
   run_report r;
   r.unit = std::move(unit);
   r.operations = st.commits;
   r.seconds = st.kernel_seconds;
   r.batches = s.batches;
+  const auto add = [&](const char* name, double v) { r.figures.emplace_back(name, v); };
+  add("commits", double(st.commits));
+  add("aborts", double(st.aborts));
+  add("preemptions", double(st.preemptions));
+  add("records_by_committers", double(st.direct));
+  add("records_by_helpers", double(st.ring));
+  add("ring_full_waits", double(st.ring_full));
+  add("helper_drains", double(st.batches));
+  add("median_occupancy", st.median_occupancy());
+  add("mean_occupancy", st.batches == 0 ? -1 : double(st.occupancy_sum) / double(st.batches) / double(s.ring));
+  add("helper_switches", double(st.switches));
+  add("monitor_slices_on", double(st.monitor_slices_on));
+  add("monitor_slices", double(st.monitor_slices));
+  add("checkpoint_seconds", st.checkpoint_seconds);
+  const pm::write_throttle* t = h.pool->throttle();
+  add("nvram_bytes_charged", t ? double(t->charged_bytes()) : 0.0);
   return r;
 }
 

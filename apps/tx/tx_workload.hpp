@@ -49,8 +49,9 @@ recover_report recover_heap(stm::tx_heap& heap);
 // verify()'s common part: fails (ok false) when durable records wait to be
 // applied or when applied_upto is below the promise; else ok with no detail.
 verify_report check_promises(const stm::tx_heap& heap);
-// The report of a run from its statistics.
-run_report report_of(const tx_stats& st, const tx_shape& s, std::string unit);
+// The report of a run from its statistics, with the figures the benches
+// read (aborts, buffer occupancy, switches, bytes charged by the throttle).
+run_report report_of(const tx_stats& st, const opened_heap& h, std::string unit);
 
 // --- template definitions ---
 opened_heap make_heap(const env& e, const workload& w, const params& p, std::uint32_t words, std::uint32_t max_writes);

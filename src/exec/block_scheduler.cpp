@@ -22,6 +22,7 @@ const char* describe(wait_kind k) {
     case wait_kind::spin: return "spin_wait (its condition stays false)";
     case wait_kind::yield: return "a scheduling point";
     case wait_kind::durability: return "a durable flush of its PM stores (group commit)";
+    case wait_kind::device: return "an emulated device to finish its persist";
     case wait_kind::timed: return "its warp's next instruction (timed schedule)";
   }
   return "?";
@@ -99,6 +100,7 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
   runnable_head_ = 0;
   spinning_.clear();
   durable_waiters_ = 0;
+  device_waiters_ = 0;
   barrier_waiters_.clear();
   barrier_arrived_ = barrier_true_ = 0;
   fibers_.clear();
@@ -153,6 +155,7 @@ void block_scheduler::run_fiber(fiber_record* rec) {
     warps_[rec->thread->warp_id()].parked &= ~(1u << lane);
     --state_.suspended;
     if (rec->wait == wait_kind::durability) --durable_waiters_;
+    if (rec->wait == wait_kind::device) --device_waiters_;
     rec->wait = wait_kind::none;
   }
   resume_fiber(*rec, sched_);
@@ -174,11 +177,13 @@ void block_scheduler::suspend(thread_ctx& t, wait_kind why) {
   const std::uint32_t w = t.warp_id();
   // A lane that only yields (a scheduling point) stays runnable: not parked.
   if (why != wait_kind::yield) warps_[w].parked |= 1u << t.lane_id();
-  if (why == wait_kind::spin || why == wait_kind::durability) spinning_.push_back(&rec);
+  const bool polled = why == wait_kind::spin || why == wait_kind::durability || why == wait_kind::device;
+  if (polled) spinning_.push_back(&rec);
   else if (why == wait_kind::timed) {}  // the timed engine resumes it through its warp slot
   else if (why == wait_kind::yield) runnable_.push_back(&rec);
   if (why == wait_kind::durability) ++durable_waiters_;
-  if (why != wait_kind::spin && why != wait_kind::durability) ++events_;
+  if (why == wait_kind::device) ++device_waiters_;
+  if (!polled) ++events_;
   if (warps_[w].activemask_waiting) check_activemask(w);
   suspend_fiber(rec, sched_);
 }
@@ -308,6 +313,11 @@ void block_scheduler::wait_durable(thread_ctx& t, durability_batch& batch) {
   state_.durability->rethrow_if_failed(ticket);
 }
 
+void block_scheduler::wait_device(thread_ctx& t, std::chrono::steady_clock::time_point ready) {
+  t.fiber().device_ready = ready;
+  while (std::chrono::steady_clock::now() < ready) suspend(t, wait_kind::device);
+}
+
 void block_scheduler::maybe_yield(thread_ctx& t) {
   if (det_->yield_at_point()) suspend(t, wait_kind::yield);
 }
@@ -400,8 +410,10 @@ block_scheduler::outcome block_scheduler::poll_spinners() {
   round.clear();
   round.swap(spinning_);
   if (det_) det_->shuffle(round.begin(), round.end());
+  const auto now = device_waiters_ != 0 ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   for (fiber_record* rec : round) {
-    const bool not_yet = rec->wait == wait_kind::durability && !state_.durability->complete(rec->durable_ticket);
+    const bool not_yet = (rec->wait == wait_kind::durability && !state_.durability->complete(rec->durable_ticket)) ||
+                         (rec->wait == wait_kind::device && now < rec->device_ready);
     if (not_yet || L_->abort.load(std::memory_order_relaxed)) {
       spinning_.push_back(rec);  // keep it findable for cancel()
       continue;
@@ -449,6 +461,7 @@ void block_scheduler::cancel() {
   runnable_head_ = 0;
   spinning_.clear();
   durable_waiters_ = 0;
+  device_waiters_ = 0;
   barrier_waiters_.clear();
 }
 

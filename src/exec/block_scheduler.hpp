@@ -67,6 +67,11 @@ class block_scheduler {
   void wait_durable(thread_ctx& t, durability_batch& batch);
   // Whether some thread of the block waits for a durable flush.
   bool waits_on_durability() const { return durable_waiters_ != 0; }
+  // Parks t until `ready` (an emulated device's finishing time, see
+  // device_wait.hpp); polled with the spinners, resumed once it has passed.
+  void wait_device(thread_ctx& t, std::chrono::steady_clock::time_point ready);
+  // Whether some thread of the block waits for an emulated device.
+  bool waits_on_device() const { return device_waiters_ != 0; }
   // Lanes of warp w have exited (published by the carrier of `reporter`).
   void threads_exited(std::uint32_t w, std::uint32_t lanes, dim3 reporter);
 
@@ -158,6 +163,7 @@ class block_scheduler {
   std::vector<fiber_record*> spinning_;  // spinners and threads waiting for durability
   std::vector<fiber_record*> polling_;   // poll_spinners' round
   std::uint32_t durable_waiters_ = 0;
+  std::uint32_t device_waiters_ = 0;
 
   std::vector<fiber_record*> barrier_waiters_;
   std::uint32_t barrier_arrived_ = 0;

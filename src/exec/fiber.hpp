@@ -3,6 +3,7 @@
 // where control switches between it and its worker's scheduler. Both switches
 // tell AddressSanitizer and ThreadSanitizer about the stack change.
 #include <boost/context/fiber.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 
@@ -39,6 +40,7 @@ struct fiber_record {
   std::uint32_t wait_mask = 0;
   std::uint64_t result = 0;
   std::uint64_t durable_ticket = 0;  // wait_kind::durability: the group commit ticket
+  std::chrono::steady_clock::time_point device_ready{};  // wait_kind::device: when the device is done
   barrier_result barrier{0, 0};
   dim3 failed_thread{0, 0, 0};  // the thread whose exception ended the fiber
 

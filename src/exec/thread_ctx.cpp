@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <fmt/format.h>
 
 #include "block_scheduler.hpp"
 #include "group_commit.hpp"
+#include "gpmx/exec/device_wait.hpp"
 #include "gpmx/exec/errors.hpp"
 
 namespace gpmx::cpu {
@@ -98,20 +100,50 @@ void thread_ctx::persist_range(const void* p, std::size_t bytes, source_loc loc)
                                          "pool",
                                          bytes, p));
   if (obs_) sync_point(timed_kind::persist_range, scope::system, 0, p, bytes, loc, mem_space::pm);
+  std::optional<std::chrono::steady_clock::time_point> device_ready;
   if (b_->durability && !in_spin_ && detail::group_commit::gather_range(d, p, bytes, *b_->batch)) {
     prepare_to_wait();
     b_->scheduler->wait_durable(*this, *b_->batch);
+  } else if (parks_for_device()) {
+    device_wait_scope scope;
+    d->persist_range(p, bytes);
+    device_ready = scope.deadline();
   } else {
     d->persist_range(p, bytes);
   }
   // Reported after the flush with no yield between: every store reported
-  // before it is covered.
+  // before it is covered. A device's wait comes after the report.
   if (obs_) obs_->persist_range(coords(), p, bytes, loc);
+  if (device_ready) wait_device(*device_ready);
+}
+
+void thread_ctx::forget_pm_stores(const void* p, std::size_t bytes) {
+  if (bytes == 0 || pm_lines_->empty()) return;
+  const auto first = reinterpret_cast<std::uintptr_t>(p) / persist_line_bytes;
+  const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes - 1) / persist_line_bytes;
+  std::erase_if(*pm_lines_, [&](const pm_line& l) { return l.line >= first && l.line <= last; });
+  pm_dirty_ = !pm_lines_->empty();
+}
+
+void thread_ctx::persist_own_lines() {
+  if (!parks_for_device()) return persist_lines(*pm_lines_);
+  std::optional<std::chrono::steady_clock::time_point> ready;
+  {
+    device_wait_scope scope;
+    persist_lines(*pm_lines_);
+    ready = scope.deadline();
+  }
+  if (ready) wait_device(*ready);
+}
+
+void thread_ctx::wait_device(std::chrono::steady_clock::time_point ready) {
+  prepare_to_wait();
+  b_->scheduler->wait_device(*this, ready);
 }
 
 void thread_ctx::persist_grouped() {
   const bool took = detail::group_commit::gather(*pm_lines_, *b_->batch);
-  persist_lines(*pm_lines_);  // what the group left: domains that flush cheaply
+  persist_own_lines();  // what the group left: domains that flush cheaply
   if (!took) return;
   prepare_to_wait();
   b_->scheduler->wait_durable(*this, *b_->batch);

@@ -68,10 +68,11 @@ void worker::run(launch_state& L) {
   seeded_choices choices(L.seed);
   bool all_stalled = false;
   bool durable_wait = false;  // some resident thread waits for a durable flush
+  bool device_wait = false;   // some resident thread waits for an emulated device
   // While threads wait for durability, more blocks may be resident so that
-  // more threads share each flush (group commit).
+  // more threads share each flush (group commit) or overlap a slow device.
   const auto resident_cap = [&] {
-    return durable_wait ? opt.max_resident_blocks_persisting : opt.max_resident_blocks;
+    return durable_wait || device_wait ? opt.max_resident_blocks_persisting : opt.max_resident_blocks;
   };
   bool counted_stalled = false;  // this worker is in L.stalled_workers
   backoff waiting;
@@ -115,6 +116,7 @@ void worker::run(launch_state& L) {
       bool progress = false;
       const std::uint64_t flushes_seen = L.durability ? L.durability->completed() : 0;
       durable_wait = false;
+      device_wait = false;
       for (std::size_t i = 0; i < resident_.size() && !L.abort.load(std::memory_order_relaxed);) {
         const auto o = resident_[i]->run();
         if (o == block_scheduler::outcome::finished) {
@@ -125,6 +127,7 @@ void worker::run(launch_state& L) {
         }
         progress |= o == block_scheduler::outcome::progressed;
         durable_wait |= resident_[i]->waits_on_durability();
+        device_wait |= resident_[i]->waits_on_device();
         ++i;
       }
       // What this round's threads handed over goes to the flusher now, before
@@ -153,6 +156,11 @@ void worker::run(launch_state& L) {
       busy.set(false);  // it will wait: nothing it runs can hand over lines now
       if (durable_wait) {  // not a stall: the flusher will complete what they wait for
         L.durability->wait_past(flushes_seen, std::chrono::milliseconds(1));
+        stalled_since = std::chrono::steady_clock::now();
+        continue;
+      }
+      if (device_wait) {  // not a stall: the device's time passes by itself
+        std::this_thread::yield();
         stalled_since = std::chrono::steady_clock::now();
         continue;
       }

@@ -26,7 +26,8 @@ namespace fs = std::filesystem;
 
 // The pool as the executor sees it: a place whose ranges can be persisted.
 // With a write throttle, every kernel persist is charged its sectors first
-// (write_throttle.hpp) and waits for the emulated device in the worker.
+// (write_throttle.hpp) and waits for the emulated device (a kernel thread
+// parks; the flusher and host threads block).
 class pool_domain final : public persist_domain {
  public:
   explicit pool_domain(const mapping* m) : map_(m), registration_(this, m->base(), m->size()) {}

@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "gpmx/exec/device_wait.hpp"
 #include "gpmx/pm/errors.hpp"
 
 namespace gpmx::pm {
@@ -41,6 +42,8 @@ void write_throttle::charge_sectors(std::uint64_t sectors) {
     free_at_ = (free_at_ > now ? free_at_ : now) + whole;
     done = free_at_;
   }
+  // A kernel thread on the cpu executor parks until then; others block.
+  if (defer_device_wait(done)) return;
   // Sleeping costs tens of microseconds of slack; shorter waits spin.
   constexpr auto slack = std::chrono::microseconds(80);
   if (done - clock::now() > slack) std::this_thread::sleep_until(done - slack);

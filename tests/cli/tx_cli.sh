@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The transaction benchmark through the command line: a run in each helper
+# The transaction benchmarks through the command line: a run in each helper
 # mode verifies against the sequential reference; a run killed mid-way
 # recovers to a prefix that keeps the total; bad parameters are refused by
 # name (exit 2); verify without data exits 3.
@@ -26,4 +26,20 @@ grep -q "helpers=3" out.txt err.txt || { echo "FAIL: helpers=3 not named"; cat o
 expect 2 "$gpmx" run tx-atm -p threads=48 --data tx
 grep -q "threads=48" out.txt err.txt || { echo "FAIL: threads=48 not named"; cat out.txt err.txt; failures=$((failures + 1)); }
 expect 3 "$gpmx" verify tx-atm --data empty
+# The hash table: a run with helpers verifies; its figures are printed.
+hsmall=(-p base=512 -p extended=4096 -p blocks=3 -p threads=64 -p per_thread=3 -p batches=2 -p ring=64)
+expect 0 "$gpmx" run tx-hash "${hsmall[@]}" -p helpers=1 -p nvram_mbps=100000 --data tx --json
+grep -q '"median_occupancy"' out.txt || { echo "FAIL: tx-hash figures"; cat out.txt; failures=$((failures + 1)); }
+expect 0 "$gpmx" verify tx-hash --data tx
+grep -q 'keys inserted, each once' out.txt || { echo "FAIL: tx-hash verify"; cat out.txt; failures=$((failures + 1)); }
+expect 2 "$gpmx" run tx-hash -p base=16 -p extended=16 --data tx
+grep -q "extended=16" out.txt err.txt || { echo "FAIL: extended=16 not named"; cat out.txt err.txt; failures=$((failures + 1)); }
+# The sweep, small: every mode's row, speedups against helpers off.
+expect 0 "$gpmx" bench tx --small --repeat 1 --config A1 --config H2 --nvram-mbps 0 --nvram-mbps 400 --json
+for row in tx_A1_native_off tx_A1_400MBps_on tx_H2_400MBps_adaptive; do
+  grep -q "\"$row\"" out.txt || { echo "FAIL: bench tx row $row"; cat out.txt; failures=$((failures + 1)); }
+done
+grep -q '"vs_best_fixed"' out.txt || { echo "FAIL: bench tx vs_best_fixed"; failures=$((failures + 1)); }
+expect 2 "$gpmx" bench tx --small --config Z9
+grep -q "Z9" out.txt err.txt || { echo "FAIL: bench tx config not named"; cat out.txt err.txt; failures=$((failures + 1)); }
 exit $((failures > 0))

@@ -5,6 +5,8 @@
 #include "gpmx/exec/cuda/launch.cuh"
 
 #include "tx/atm.hpp"
+#include "tx/bvh.hpp"
+#include "tx/hash.hpp"
 #include "tx/tx_kernel.hpp"
 
 namespace {
@@ -14,6 +16,8 @@ namespace tx = gpmx::apps::tx;
 
 [[maybe_unused]] void instantiate_stm_kernels() {
   (void)&entry<tx::tx_kernel, tx::tx_kernel_args<tx::atm::body>>;
+  (void)&entry<tx::tx_kernel, tx::tx_kernel_args<tx::hash::body>>;
+  (void)&entry<tx::tx_kernel, tx::tx_kernel_args<tx::bvh::body>>;
 }
 
 }  // namespace

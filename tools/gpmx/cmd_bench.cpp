@@ -144,6 +144,7 @@ void register_bench(CLI::App& app) {
   register_bench_storage(*bench);
   register_bench_workloads(*bench);
   register_bench_workload_checkpoints(*bench);
+  register_bench_tx(*bench);
   register_bench_check(*bench);
 }
 

@@ -126,6 +126,7 @@ void do_run(const workload_args& a) {
     const double rate = rep->seconds > 0 ? double(rep->operations) / rep->seconds : 0;
     r.add("throughput", "operations_per_second", rate, fmt::format("{:.0f} {}/s", rate, rep->unit));
     r.add("PM persisted", "bytes_persisted", rep->bytes_persisted, human_bytes(rep->bytes_persisted));
+    for (const auto& [name, value] : rep->figures) r.add(name, name, value, fmt::format("{:g}", value));
   }
   print_result(r, a.json);
 }

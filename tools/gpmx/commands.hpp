@@ -24,6 +24,7 @@ void register_bench(CLI::App& app);
 void register_bench_workloads(CLI::App& bench);
 // Adds `gpmx bench checkpoint` (the checkpointing workloads' baselines) to bench.
 void register_bench_workload_checkpoints(CLI::App& bench);
+void register_bench_tx(CLI::App& bench);
 // Adds `gpmx litmus FILE...` to app.
 void register_litmus(CLI::App& app);
 // Adds `gpmx run|recover|verify` to app.

@@ -2,12 +2,13 @@
 // Slow NVRAM emulated on any memory: a bandwidth-limited queue in front of a
 // pool's kernel persists. Each persist is charged the whole sectors it
 // touches (scattered small writes cost a sector each, coalesced ones do
-// not) and returns when a device writing at `bytes_per_second` would have
-// finished everything charged so far. The wait blocks the worker that
-// persists (the executor's group commit was tried and measured: its
-// hand-over latency, tens of microseconds, hid the bandwidth; see
-// docs/transactions.md), so the device serves as many writers at once as
-// there are workers.
+// not) and is done when a device writing at `bytes_per_second` would have
+// finished everything charged so far. A kernel thread on the cpu executor
+// parks until then while its worker runs other threads (device_wait.hpp:
+// persistence overlaps computation, as on a GPU); any other caller blocks.
+// (Routing throttled persists through the executor's group commit was
+// tried and measured: its hand-over latency, tens of microseconds, hid the
+// bandwidth; see docs/transactions.md.)
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -20,7 +21,8 @@ class write_throttle {
   // sector_bytes is a power of two from 8 to 4096.
   write_throttle(double bytes_per_second, std::uint32_t sector_bytes);
 
-  // Charges the sectors of [address, address + bytes) and waits for them.
+  // Charges the sectors of [address, address + bytes) and waits for them
+  // (or hands the wait to the calling kernel thread).
   void charge_range(const void* address, std::uint64_t bytes);
   // Charges `sectors` whole sectors and waits for them.
   void charge_sectors(std::uint64_t sectors);

@@ -29,6 +29,7 @@ struct log_scan {
   std::vector<word_write> writes;
   std::uint64_t stale = 0;              // valid records at or before applied_upto (already applied)
   std::uint32_t streams_cut = 0;        // streams whose end was a torn or foreign record, not an empty entry
+  std::uint64_t duplicates = 0;         // records found again with the same writes (kept once)
   // The unbroken run: records[0, prefix) have seq applied_upto+1, +2, ...
   std::uint64_t prefix = 0;
   // Sequence number after the run that is missing (0 when nothing follows it).
@@ -36,8 +37,9 @@ struct log_scan {
 };
 
 // Scans `log` laid out as `g`. A valid record that writes a word >= words,
-// or a sequence number seen twice, cannot come from a correct run: throws
-// pm::pm_error(corrupt_value) naming `where`, the stream and the entry.
+// or a sequence number seen twice with different writes, cannot come from
+// any run: throws pm::pm_error(corrupt_value) naming `where`, the stream and
+// the entry. A record seen twice with the same writes is kept once.
 log_scan scan_log(std::span<const log_entry> log, const log_geometry& g, std::uint64_t epoch,
                   std::uint64_t applied_upto, std::uint32_t words, const std::string& where);
 

@@ -106,6 +106,21 @@ GPMX_HD inline std::uint32_t trailing_ones(std::uint32_t m) {
 }
 }  // namespace detail
 
+// Makes entries [pos, pos + n) of a helper's stream durable, whichever lane
+// stored them: the warp syncs (so lane 0 sees every lane's store), lane 0
+// persists the range, and the warp syncs again (so no lane runs ahead of
+// the durability point). Each lane's stores to the stream lie in such
+// ranges, so no lane flushes them again itself.
+template <class Ctx>
+GPMX_HD void persist_batch(Ctx& t, const pm::pm_span<log_entry>& stream, std::uint64_t pos, std::uint32_t n) {
+  const log_entry* first = stream.raw() + pos;
+  const std::size_t bytes = std::size_t(n) * sizeof(log_entry);
+  t.syncwarp();
+  if (t.lane_id() == 0) t.persist_range(first, bytes);
+  t.syncwarp();
+  t.forget_pm_stores(first, bytes);
+}
+
 // The helper warp's loop: every lane of the block's last warp calls it.
 // Returns when every committer of the block is done and the ring is empty.
 template <class Ctx>
@@ -164,13 +179,13 @@ GPMX_HD void drain_ring(Ctx& t, const tx_shared& s, const persist_ring& r, const
     const bool mine = lane < n;
     const bool is_mark = mine && kind == entry_mark;
     const log_entry e = mine ? log_entry(slots[slot]) : 0;
-    // The records first, durable; then their marks (a persist fence between).
+    // The records first, durable; then their marks (a persist fence
+    // between). The lanes' stores are contiguous: the warp writes them back
+    // as one coalesced range (lane 0 persists it once the warp has synced).
     if (mine && (!is_mark || careless_marks)) out[pos + lane] = e;
-    if (!careless_marks) persist_own(t, style);
-    t.syncwarp();
+    if (!careless_marks) persist_batch(t, stream, pos, n);
     if (is_mark && !careless_marks) out[pos + lane] = e;
-    persist_own(t, style);
-    t.syncwarp();
+    persist_batch(t, stream, pos, n);
     if (is_mark) note_durable(t, s, mark_seq(e));
     if (mine) t.atomic_store(&r.kinds[slot], 0u, memory_order::relaxed, scope::block);
     t.syncwarp();

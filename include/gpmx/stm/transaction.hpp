@@ -74,6 +74,9 @@ class transaction {
   }
 
   GPMX_HD bool failed() const { return failed_; }
+  // The thread running the transaction (for a body's reads outside the
+  // transactional data, through views).
+  GPMX_HD Ctx& ctx() const { return t_; }
   GPMX_HD std::uint32_t writes() const { return writes_; }
   // The sequence number of this thread's last committed writing transaction (0: none).
   GPMX_HD std::uint32_t last_seq() const { return last_seq_; }

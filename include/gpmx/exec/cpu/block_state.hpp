@@ -23,6 +23,7 @@ struct durability_batch;
 // What a suspended thread waits for; also what a deadlock report prints.
 enum class wait_kind : std::uint8_t {
   none, barrier, warp_collective, activemask, spin, yield, durability,
+  device,  // an emulated device finishing its persist (device_wait.hpp)
   timed,  // stopped at an operation its warp has not issued yet (timed schedule)
 };
 

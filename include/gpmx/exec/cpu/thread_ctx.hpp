@@ -3,6 +3,7 @@
 // as `auto& t`, so the same source compiles against gpmx::cuda::thread_ctx.
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -339,6 +340,13 @@ class thread_ctx {
   // stores made before the call; on a GPU the program must make them
   // visible to this thread first. The range must lie in one mapped pool.
   void persist_range(const void* p, std::size_t bytes, source_loc loc = source_loc::current());
+  // Another thread has made [p, p + bytes) durable with persist_range, after
+  // this thread's stores there were ordered before it (a warp or block
+  // sync): drops this thread's recorded lines that touch the range, so it
+  // does not flush them again (at its next fence or its end). Every store
+  // this thread made to those lines must lie in ranges made durable so. The
+  // cpu executor's bookkeeping only: nothing to do on a GPU.
+  void forget_pm_stores(const void* p, std::size_t bytes);
 
  private:
   // The executor's thread loop and block scheduler drive the context; kernels do not.
@@ -350,9 +358,18 @@ class thread_ctx {
 
   void persist_pm_writes() {
     if (b_->durability && !in_spin_) persist_grouped();
-    else persist_lines(*pm_lines_);
+    else persist_own_lines();
     pm_dirty_ = false;
   }
+  // Flushes the recorded lines itself; a domain emulating a slow device may
+  // hand its finishing time over, and the thread parks until then while the
+  // worker runs others (device_wait.hpp).
+  void persist_own_lines();
+  // Whether this thread may park for an emulated device: not inside a spin
+  // condition, and not in a deterministic schedule (wall-clock deadlines
+  // would make its choices vary from run to run).
+  bool parks_for_device() const { return !in_spin_ && !b_->deterministic; }
+  void wait_device(std::chrono::steady_clock::time_point ready);
   // Group commit: hands the lines to the launch's flusher and parks until
   // they are durable; the worker runs other threads meanwhile.
   void persist_grouped();

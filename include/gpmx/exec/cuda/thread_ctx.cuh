@@ -251,6 +251,8 @@ class thread_ctx {
   __device__ void persist_range(const void*, std::size_t, source_loc = source_loc::current()) {
     __threadfence_system();
   }
+  // The cpu executor's bookkeeping of unpersisted lines: nothing here.
+  __device__ void forget_pm_stores(const void*, std::size_t) {}
   // Declared compute cost: only the timed schedule of the cpu executor uses it.
   __device__ void work(std::uint32_t) {}
   __device__ void gpm_persist(source_loc = source_loc::current()) { __threadfence_system(); }
