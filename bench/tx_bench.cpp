@@ -133,6 +133,7 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
         apps::params given = o.small ? w.small_params() : c.params;
         given["helpers"] = m;
         given["nvram_mbps"] = bw;
+        if (o.threshold_mbps != 0) given["threshold_mbps"] = o.threshold_mbps;
         const apps::params p = apps::resolve_params(w, given);
         if (o.progress)
           o.progress(fmt::format("{} ({}) at {}, helpers {}", c.name, c.workload, bandwidth_label(bw), mode_names[m]));
@@ -164,6 +165,7 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
           r.metrics["helper_switches"] = figure(last, "helper_switches");
           const double slices = figure(last, "monitor_slices");
           r.metrics["share_of_slices_on"] = slices > 0 ? figure(last, "monitor_slices_on") / slices : 0;
+          r.metrics["threshold_mbps"] = double(p.at("threshold_mbps"));
         }
         median_s[mode_names[m]] = r.median_ns;
         if (m != 0 && r.median_ns > 0) r.metrics["speedup_vs_off"] = median_s["off"] / r.median_ns;

@@ -37,6 +37,10 @@ struct tx_bench_options {
   // 100 and 484 GB/s.
   std::vector<std::uint64_t> bandwidths_mbps = {1600, 12000, 100000, 484000};
   unsigned repeat = 3;
+  // Adaptive rows: the monitor's threshold in MB/s (0: the workload's
+  // default, the paper's 200). Scale it with the bandwidths when they are
+  // scaled to the executor's speed.
+  std::uint64_t threshold_mbps = 0;
   bool small = false;    // the workloads' small_params (tests), else the paper's sizes
   unsigned workers = 0;  // executor workers; 0: the default
   bool baseline = true;  // the libpmemobj rows for the ATM configurations (when built with it)

@@ -75,6 +75,16 @@ double tx_stats::median_occupancy() const {
   return 1;
 }
 
+std::function<std::uint64_t()> monitor_clock(const cpu::executor& ex) {
+  if (ex.options().policy == cpu::schedule::timed)
+    return [&ex] { return std::uint64_t(ex.virtual_time() / 1000); };  // picoseconds to nanoseconds
+  const auto t0 = std::chrono::steady_clock::now();
+  return [t0] {
+    return std::uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  };
+}
+
 void throttle_pool(pm::pool& pool, const tx_shape& s) {
   if (s.nvram_mbps == 0) return;
   pool.set_write_throttle(std::make_shared<pm::write_throttle>(double(s.nvram_mbps) * 1e6, s.sector));

@@ -4,6 +4,7 @@
 // then the log applied to the home image and truncated), the statistics.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -52,6 +53,10 @@ class tx_device {
 
 // Installs the shape's NVRAM throttle on pool (none when nvram_mbps is 0).
 void throttle_pool(pm::pool& pool, const tx_shape& s);
+// The bandwidth monitor's clock in nanoseconds: the executor's virtual time
+// in the timed schedule (where the NVM model sets the bandwidth), else the
+// wall clock from now.
+std::function<std::uint64_t()> monitor_clock(const cpu::executor& ex);
 
 // Runs every batch of body on heap; the bug names a seeded fault (or none).
 template <class Body>
@@ -70,14 +75,9 @@ tx_stats run_batches(const env& e, stm::tx_heap& heap, const tx_shape& s, style 
     std::optional<stm::bandwidth_monitor> monitor;
     std::optional<cpu::agent_attachment> attached;
     if (s.helpers == helper_mode::adaptive) {
-      const auto t0 = std::chrono::steady_clock::now();
       monitor.emplace(shared, s.blocks,
                       stm::monitor_options{double(s.threshold_mbps) * 1e6, std::uint64_t(s.slice_us) * 1000, 5},
-                      [t0] {
-                        return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                 std::chrono::steady_clock::now() - t0)
-                                                 .count());
-                      });
+                      monitor_clock(e.ex.cpu()));
       attached.emplace(e.ex.cpu().attach(*monitor));
     }
     const auto start = std::chrono::steady_clock::now();

@@ -32,6 +32,10 @@ opened_heap make_heap(const env& e, const workload& w, const params& p, std::uin
   if (e.ex.on_gpu())
     throw config_error(fmt::format("{}: the transaction benchmarks run on the cpu executor only for now "
                                    "(docs/transactions.md)", w.name()));
+  if (s.nvram_mbps != 0 && e.ex.cpu().options().policy == cpu::schedule::timed)
+    throw config_error(fmt::format("{}: nvram_mbps={} throttles in wall-clock time; in the timed mode the NVM "
+                                   "model sets the bandwidth (--set nvm.write_gbs=G)",
+                                   w.name(), s.nvram_mbps));
   const stm::log_geometry g = log_geometry_of(s, max_writes);
   fresh_directory(e.dir);
   auto pool = std::make_unique<pm::pool>(

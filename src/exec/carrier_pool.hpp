@@ -23,6 +23,8 @@ class carrier_pool {
   void park(fiber_record* rec);
   // The carrier's fiber ended (it was cancelled): recycle its record.
   void release(fiber_record* rec);
+  // Stacks held by fibers that are not parked here (running or waiting).
+  std::size_t busy_stacks() const { return stacks_.in_use() - idle_.size(); }
 
  private:
   stack_pool stacks_;

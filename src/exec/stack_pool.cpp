@@ -31,6 +31,9 @@ stack_pool::~stack_pool() {
 }
 
 boost::context::stack_context stack_pool::take() {
+  // Room for every stack out to come back without an allocation (a fiber's
+  // exit, where an exception would end the process).
+  free_.reserve(free_.size() + outstanding_ + 1);
   void* base;
   if (!free_.empty()) {
     base = free_.back();
@@ -51,7 +54,7 @@ boost::context::stack_context stack_pool::take() {
   return sc;
 }
 
-void stack_pool::give_back(boost::context::stack_context& sc) {
+void stack_pool::give_back(boost::context::stack_context& sc) noexcept {
   free_.push_back(static_cast<char*>(sc.sp) - usable_ - page_);
   --outstanding_;
 }

@@ -14,8 +14,12 @@ class stack_pool {
   stack_pool(const stack_pool&) = delete;
   stack_pool& operator=(const stack_pool&) = delete;
 
+  // Throws gpmx::error naming the count in use when no stack can be mapped.
   boost::context::stack_context take();
-  void give_back(boost::context::stack_context& sc);
+  // Never allocates (take made room): it runs where nothing may throw.
+  void give_back(boost::context::stack_context& sc) noexcept;
+  // Stacks handed out and not given back.
+  std::size_t in_use() const { return outstanding_; }
   std::size_t stack_bytes() const { return usable_; }
   // The stack handed out last (the sanitizers need its bounds).
   const boost::context::stack_context& last_taken() const { return last_; }

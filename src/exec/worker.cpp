@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <fmt/format.h>
 #include <thread>
 
@@ -23,6 +24,23 @@ block_scheduler* worker::acquire() {
 }
 
 void worker::release(block_scheduler* s) { spare_.push_back(s); }
+
+namespace {
+// Fiber stacks one worker may hold at once. Each stack is two mappings
+// (guard page and stack) and a process may have vm.max_map_count of them;
+// every worker's stacks together get a quarter of that (the rest is the
+// process's own: pools, libraries, heap). Without a bound, threads parked
+// for durability or a slow device in many resident blocks ran the process
+// out of mappings (mmap failed, then malloc).
+std::size_t stack_budget(unsigned workers) {
+  static const std::size_t maps = [] {
+    std::size_t n = 65530;  // Linux's default
+    if (std::ifstream f("/proc/sys/vm/max_map_count"); f) f >> n;
+    return n;
+  }();
+  return std::max<std::size_t>(maps / 4 / std::max(1u, workers), 1024);
+}
+}  // namespace
 
 void worker::throw_spin_deadlock(const launch_state& L, const char* why) const {
   std::string waits;
@@ -74,6 +92,11 @@ void worker::run(launch_state& L) {
   const auto resident_cap = [&] {
     return durable_wait || device_wait ? opt.max_resident_blocks_persisting : opt.max_resident_blocks;
   };
+  // A block may need a stack per thread (each of its threads may wait).
+  const std::size_t stacks = stack_budget(opt.workers), block_threads = L.cfg->block.count();
+  const auto room_for_a_block = [&] {
+    return resident_.empty() || carriers_.busy_stacks() + block_threads <= stacks;
+  };
   bool counted_stalled = false;  // this worker is in L.stalled_workers
   backoff waiting;
   // Blocks claimed from the launch but not yet admitted: claiming a few at a
@@ -102,7 +125,8 @@ void worker::run(launch_state& L) {
       // Admit a block when idle, when every resident block only spins (its
       // producer may not have started), or always in the deterministic
       // schedule so that blocks interleave.
-      const bool admit = resident_.size() < resident_cap() && (resident_.empty() || det || all_stalled);
+      const bool admit =
+          resident_.size() < resident_cap() && (resident_.empty() || det || all_stalled) && room_for_a_block();
       std::uint64_t linear = 0;
       if (admit && next_block(linear)) {
         block_scheduler* s = acquire();
@@ -152,7 +176,8 @@ void worker::run(launch_state& L) {
         waiting.reset();
         continue;
       }
-      if (resident_.size() < resident_cap() && (claimed_next < claimed_end || L.blocks_left())) continue;
+      if (resident_.size() < resident_cap() && room_for_a_block() && (claimed_next < claimed_end || L.blocks_left()))
+        continue;
       busy.set(false);  // it will wait: nothing it runs can hand over lines now
       if (durable_wait) {  // not a stall: the flusher will complete what they wait for
         L.durability->wait_past(flushes_seen, std::chrono::milliseconds(1));

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <random>
+#include <stdexcept>
 #include <string>
 
 #include "workload_harness.hpp"
@@ -108,6 +110,47 @@ TEST(TxBvh, TooFewCommittersAreRefusedByName) {
   } catch (const config_error& e) {
     EXPECT_NE(std::string(e.what()).find("fewer than the 300 leaves"), std::string::npos) << e.what();
   }
+}
+
+// The registry-wide crash suite runs the benchmarks with their default
+// (helpers on); here helpers off and adaptive: SIGKILL at random crash
+// points, half the time a recovery killed too, then recovery and verify.
+TEST(TxCrash, HelpersOffAndAdaptiveRecoverFromKillsAtRandomPoints) {
+  for (const char* name : {"tx-atm", "tx-hash", "tx-bvh"})
+    for (std::uint64_t helpers : {0, 2}) {
+      SCOPED_TRACE(std::string(name) + " helpers=" + std::to_string(helpers));
+      workload_harness h(name);
+      const apps::params p = h.with({{"helpers", helpers}});
+      const auto in_child = [&](std::uint64_t at, auto&& step) {
+        return apps::run_in_child(at, [&] {
+          cpu::executor ex({.workers = 2});
+          step(apps::env{ex, h.dir.path(), pm::durability::msync});
+        });
+      };
+      const auto run = [&](std::uint64_t at) { return in_child(at, [&](const apps::env& e) { h.w.run(e, p, apps::style::epoch); }); };
+      const apps::child_outcome whole = run(0);
+      ASSERT_FALSE(whole.failed) << whole.error;
+      ASSERT_GT(whole.points, 1u);
+      std::mt19937_64 rng(helpers * 7919 + std::string(name).size());
+      for (unsigned i = 0; i < 6; ++i) {
+        const std::uint64_t at = 1 + rng() % whole.points;
+        SCOPED_TRACE("crash after " + std::to_string(at) + " of " + std::to_string(whole.points));
+        const apps::child_outcome r = run(at);
+        ASSERT_FALSE(r.failed) << r.error;
+        ASSERT_TRUE(r.killed);
+        if (i % 2 == 1) {
+          const apps::child_outcome rc = in_child(1 + rng() % 64, [&](const apps::env& e) { (void)h.w.recover(e); });
+          ASSERT_FALSE(rc.failed) << rc.error;
+        }
+        const apps::child_outcome rc = in_child(0, [&](const apps::env& e) { (void)h.w.recover(e); });
+        ASSERT_FALSE(rc.failed) << rc.error;
+        const apps::child_outcome v = in_child(0, [&](const apps::env& e) {
+          const apps::verify_report rep = h.w.verify(e);
+          if (!rep.ok) throw std::runtime_error("verify: " + rep.detail);
+        });
+        ASSERT_FALSE(v.failed) << v.error;
+      }
+    }
 }
 
 // A throttle fast enough not to slow the run: only what it charges matters.

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/exec/device_wait.hpp"
@@ -82,6 +83,27 @@ TEST(DeviceWait, TheDeterministicScheduleBlocksInstead) {
   EXPECT_EQ(d.deferred.load(), 0);
   EXPECT_EQ(d.blocked.load(), 1);
   EXPECT_GE(w.persisted_ns, std::chrono::nanoseconds(5ms).count());
+}
+
+// Every thread of many blocks parks at once: the worker admits blocks only
+// while their stacks fit the process's mappings (vm.max_map_count), where
+// it used to run out of them (mmap failed, then malloc) and end the process.
+struct every_thread_persists {
+  void operator()(auto& t, std::uint64_t* words, const persist_domain* d) const {
+    std::uint64_t& w = words[t.global_id() % 64];
+    t.record_pm_write(d, &w, sizeof w);
+    t.gpm_persist();
+  }
+};
+
+TEST(DeviceWait, ManyParkedThreadsStayWithinTheProcessMappings) {
+  std::vector<std::uint64_t> words(64, 0);
+  slow_domain d(200ms);  // long enough for every worker to fill all its resident slots
+  scoped_persist_domain registered(&d, words.data(), words.size() * sizeof(std::uint64_t));
+  cpu::executor ex({.workers = 2});
+  ex.launch({dim3(256), dim3(256), 0, "many"}, every_thread_persists{}, words.data(),
+            static_cast<const persist_domain*>(&d));
+  EXPECT_EQ(d.deferred.load(), 256 * 256);
 }
 
 TEST(DeviceWait, AHostThreadIsRefusedAndOnlyAScopeRecordsTheLatestDeadline) {

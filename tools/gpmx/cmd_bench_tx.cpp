@@ -25,6 +25,9 @@ void register_bench_tx(CLI::App& bench) {
   cmd->add_option("--nvram-mbps", a->o.bandwidths_mbps, "emulated NVRAM write bandwidths in MB/s (0: no throttle)")
       ->capture_default_str();
   cmd->add_option("--repeat", a->o.repeat, "runs per row (median reported)")->capture_default_str();
+  cmd->add_option("--threshold-mbps", a->o.threshold_mbps,
+                  "adaptive rows: the bandwidth monitor's threshold in MB/s (0: the workload's, the paper's 200)")
+      ->capture_default_str();
   cmd->add_option("--workers", a->o.workers, "executor workers (0: the default)")->capture_default_str();
   cmd->add_flag("--small", a->o.small, "the workloads' test sizes instead of the paper's");
   cmd->add_flag("!--no-baseline", a->o.baseline, "skip the libpmemobj CPU baseline rows");
