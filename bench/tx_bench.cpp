@@ -10,6 +10,9 @@
 #include "pmemobj_atm.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/pm/pool_identity.hpp"
+#include "gpmx/sim/canonical_memory.hpp"
+#include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 
 namespace gpmx::bench {
@@ -52,6 +55,54 @@ std::string bandwidth_label(std::uint64_t mbps) {
 }
 
 constexpr const char* mode_names[] = {"off", "on", "adaptive"};
+
+// One run of a row: its report, its time, and B's two phases apart.
+struct one_run {
+  apps::run_report report;
+  double ns = 0, construction_s = 0, reduction_s = 0;
+  double nvram_bytes = 0;  // written to NVRAM: charged by the throttle, or the NVM model's
+};
+
+one_run run_on_cpu(const tx_bench_options& o, apps::workload& w, const std::filesystem::path& dir,
+                   const apps::params& p) {
+  cpu::executor ex({.workers = o.workers});
+  one_run r{w.run({ex, dir, pm::durability::none}, p, apps::style::epoch)};
+  r.ns = r.report.seconds * 1e9;
+  r.nvram_bytes = figure(r.report, "nvram_bytes_charged");
+  if (w.name() == "tx-bvh") {
+    r.construction_s = figure(r.report, "construction_seconds");
+    r.reduction_s = figure(r.report, "reduction_seconds");
+  }
+  return r;
+}
+
+// The timed mode: simulated kernel time on o.timed with NVM writes at bw.
+// Pool identities and kernel memory placement are fixed, as in gpmx sim,
+// so a row times the same in every run.
+one_run run_timed(const tx_bench_options& o, apps::workload& w, const std::filesystem::path& dir,
+                  const apps::params& p, std::uint64_t bw_mbps) {
+  sim::sim_config c = *o.timed;
+  if (bw_mbps != 0) c.nvm.write_gbs = double(bw_mbps) / 1000.0;
+  sim::validate(c);
+  sim::gpu_model gpu(c);
+  one_run r;
+  {
+    const pm::deterministic_pool_identity identity(p.at("seed"));
+    const sim::canonical_kernel_memory placement;
+    cpu::executor ex({.policy = cpu::schedule::timed, .seed = p.at("seed"), .timing = &gpu});
+    r.report = w.run({ex, dir, pm::durability::none}, p, apps::style::epoch);
+  }
+  r.ns = double(gpu.totals().kernel_time()) / 1000.0;
+  r.nvram_bytes = double(gpu.memory().stats().nvm_write_bytes);
+  if (w.name() == "tx-bvh") {  // launch 0 builds, launch 1 reduces
+    const auto& l = gpu.totals().launches;
+    if (l.size() != 2)
+      throw std::logic_error(fmt::format("bench tx: tx-bvh made {} launches in the timed mode, expected 2", l.size()));
+    r.construction_s = double(l[0].end - l[0].start) * 1e-12;
+    r.reduction_s = double(l[1].end - l[1].start) * 1e-12;
+  }
+  return r;
+}
 
 // libpmemobj doing the same transfers, and gpmx with cache-line flushes.
 void baseline_rows(const tx_bench_options& o, const tx_config& c, apps::workload& w, const scratch_dir& scratch,
@@ -122,6 +173,12 @@ std::vector<std::string> tx_bench_configs() {
 std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
   for (const std::string& c : o.configs) (void)config_named(c);  // refuse before running anything
   if (o.repeat == 0) throw config_error("bench tx: --repeat must be at least 1");
+  if (o.overrides.contains("helpers") || o.overrides.contains("nvram_mbps"))
+    throw config_error("bench tx: helpers and nvram_mbps are the sweep's (--nvram-mbps sets the bandwidths)");
+  if (o.timed)
+    for (const std::uint64_t bw : o.bandwidths_mbps)
+      if (bw == 0) throw config_error("bench tx: --timed needs a bandwidth for every row (--nvram-mbps 0 is the throttle's 'none')");
+  const unsigned repeat = o.timed ? 1 : o.repeat;  // the timed schedule is deterministic
   scratch_dir scratch(o.directory, "bench-tx");
   std::vector<result> rows;
   for (const std::string& cname : o.configs) {
@@ -131,40 +188,42 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
       std::map<std::string, double> median_s;
       for (unsigned m = 0; m < 3; ++m) {
         apps::params given = o.small ? w.small_params() : c.params;
+        for (const auto& [k, v] : o.overrides) given[k] = v;
         given["helpers"] = m;
-        given["nvram_mbps"] = bw;
+        given["nvram_mbps"] = o.timed ? 0 : bw;  // timed: the NVM model is the bandwidth
         if (o.threshold_mbps != 0) given["threshold_mbps"] = o.threshold_mbps;
         const apps::params p = apps::resolve_params(w, given);
         if (o.progress)
           o.progress(fmt::format("{} ({}) at {}, helpers {}", c.name, c.workload, bandwidth_label(bw), mode_names[m]));
         std::vector<double> runs;
-        apps::run_report last;
-        for (unsigned k = 0; k < o.repeat; ++k) {
-          cpu::executor ex({.workers = o.workers});
-          last = w.run({ex, scratch / c.name, pm::durability::none}, p, apps::style::epoch);
-          runs.push_back(last.seconds * 1e9);
+        one_run last;
+        for (unsigned k = 0; k < repeat; ++k) {
+          last = o.timed ? run_timed(o, w, scratch / c.name, p, bw) : run_on_cpu(o, w, scratch / c.name, p);
+          runs.push_back(last.ns);
         }
+        const apps::run_report& rep = last.report;
         result r = make_result(fmt::format("tx_{}_{}_{}", c.name, bandwidth_label(bw), mode_names[m]), runs,
-                               fmt::format("{} {} ({}), NVRAM {}, helpers {}", last.operations, last.unit, c.workload,
-                                           bandwidth_label(bw), mode_names[m]));
-        const double commits = figure(last, "commits");
-        r.metrics["tx_per_s"] = r.median_ns > 0 ? double(last.operations) / (r.median_ns * 1e-9) : 0;
+                               fmt::format("{} {} ({}), NVRAM {}, helpers {}{}", rep.operations, rep.unit, c.workload,
+                                           bandwidth_label(bw), mode_names[m],
+                                           o.timed ? fmt::format(", simulated on {}", o.timed->name) : ""));
+        const double commits = figure(rep, "commits");
+        r.metrics["tx_per_s"] = r.median_ns > 0 ? double(rep.operations) / (r.median_ns * 1e-9) : 0;
         r.metrics["nvram_mbps"] = double(bw);
-        r.metrics["aborts_per_commit"] = commits > 0 ? figure(last, "aborts") / commits : 0;
-        r.metrics["nvram_bytes_per_tx"] = commits > 0 ? figure(last, "nvram_bytes_charged") / commits : 0;
+        r.metrics["aborts_per_commit"] = commits > 0 ? figure(rep, "aborts") / commits : 0;
+        r.metrics["nvram_bytes_per_tx"] = commits > 0 ? last.nvram_bytes / commits : 0;
         if (c.workload == "tx-bvh") {  // the paper reports B (construction) and R (reduction) apart
-          r.metrics["construction_s"] = figure(last, "construction_seconds");
-          r.metrics["reduction_s"] = figure(last, "reduction_seconds");
+          r.metrics["construction_s"] = last.construction_s;
+          r.metrics["reduction_s"] = last.reduction_s;
         }
         if (m != 0) {
-          r.metrics["median_occupancy"] = figure(last, "median_occupancy");
-          r.metrics["mean_occupancy"] = figure(last, "mean_occupancy");
-          r.metrics["ring_full_waits"] = figure(last, "ring_full_waits");
+          r.metrics["median_occupancy"] = figure(rep, "median_occupancy");
+          r.metrics["mean_occupancy"] = figure(rep, "mean_occupancy");
+          r.metrics["ring_full_waits"] = figure(rep, "ring_full_waits");
         }
         if (m == 2) {
-          r.metrics["helper_switches"] = figure(last, "helper_switches");
-          const double slices = figure(last, "monitor_slices");
-          r.metrics["share_of_slices_on"] = slices > 0 ? figure(last, "monitor_slices_on") / slices : 0;
+          r.metrics["helper_switches"] = figure(rep, "helper_switches");
+          const double slices = figure(rep, "monitor_slices");
+          r.metrics["share_of_slices_on"] = slices > 0 ? figure(rep, "monitor_slices_on") / slices : 0;
           r.metrics["threshold_mbps"] = double(p.at("threshold_mbps"));
         }
         median_s[mode_names[m]] = r.median_ns;
@@ -173,7 +232,7 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
         rows.push_back(std::move(r));
       }
     }
-    if (o.baseline && c.workload == "tx-atm") baseline_rows(o, c, w, scratch, rows);
+    if (o.baseline && !o.timed && c.workload == "tx-atm") baseline_rows(o, c, w, scratch, rows);
     std::filesystem::remove_all(scratch / c.name);
   }
   return rows;

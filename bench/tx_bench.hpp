@@ -20,13 +20,20 @@
 // 1 M accounts), H1, H2 (tx-hash, 15 M + 35 M and 1 M + 3 M entries), B1,
 // B2 (tx-bvh over 100,000 and 187,854 faces: construction then reduction,
 // with construction_s and reduction_s of the last run: B and R).
+// With `timed` set, every row runs in the timed mode on that simulated GPU
+// with nvm.write_gbs set to the row's bandwidth (no wall-clock throttle):
+// the times are simulated kernel time, one run each (the timed schedule is
+// deterministic), and there are no baseline rows.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/workload.hpp"
 #include "gpmx/bench/report.hpp"
+#include "gpmx/sim/config.hpp"
 
 namespace gpmx::bench {
 
@@ -44,6 +51,8 @@ struct tx_bench_options {
   bool small = false;    // the workloads' small_params (tests), else the paper's sizes
   unsigned workers = 0;  // executor workers; 0: the default
   bool baseline = true;  // the libpmemobj rows for the ATM configurations (when built with it)
+  apps::params overrides;  // applied over every configuration's parameters (-p NAME=VALUE)
+  std::optional<sim::sim_config> timed;  // set: the timed mode on this GPU (its nvm.write_gbs is the row's)
   std::function<void(const std::string&)> progress;  // called before each configuration
 };
 

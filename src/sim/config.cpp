@@ -248,6 +248,13 @@ sim_config named_config(std::string_view name) {
                                  fmt::join(config_names(), ", ")));
 }
 
+void apply_setting(sim_config& c, std::string_view kv) {
+  const auto eq = kv.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    throw config_error(fmt::format("--set '{}': expected KEY=VALUE (gpmx sim --list-configs shows the keys)", kv));
+  set_parameter(c, kv.substr(0, eq), kv.substr(eq + 1));
+}
+
 void set_parameter(sim_config& c, std::string_view key, std::string_view value) {
   if (key == "name") {
     c.name = value;

@@ -40,6 +40,14 @@ for row in tx_A1_native_off tx_A1_400MBps_on tx_H2_400MBps_adaptive; do
   grep -q "\"$row\"" out.txt || { echo "FAIL: bench tx row $row"; cat out.txt; failures=$((failures + 1)); }
 done
 grep -q '"vs_best_fixed"' out.txt || { echo "FAIL: bench tx vs_best_fixed"; failures=$((failures + 1)); }
+# The timed sweep: simulated time with the NVM model's write bandwidth.
+expect 0 "$gpmx" bench tx --small --timed --config A1 --nvram-mbps 1600 --nvram-mbps 484000 -p blocks=2 --json
+for row in tx_A1_1600MBps_off tx_A1_484GBps_adaptive; do
+  grep -q "\"$row\"" out.txt || { echo "FAIL: bench tx --timed row $row"; cat out.txt; failures=$((failures + 1)); }
+done
+grep -q 'simulated on sbrp-table1' out.txt || { echo "FAIL: bench tx --timed says where"; failures=$((failures + 1)); }
+expect 2 "$gpmx" bench tx --small --timed --config A1 --nvram-mbps 0
+expect 2 "$gpmx" bench tx --small --config A1 --set nvm.write_gbs=3
 expect 2 "$gpmx" bench tx --small --config Z9
 grep -q "Z9" out.txt err.txt || { echo "FAIL: bench tx config not named"; cat out.txt err.txt; failures=$((failures + 1)); }
 exit $((failures > 0))

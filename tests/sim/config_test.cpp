@@ -114,6 +114,17 @@ TEST(SimConfig, BadValuesThrowNamingTheKey) {
   }
 }
 
+TEST(SimConfig, ACommandLineSettingIsKeyEqualsValue) {
+  sim_config c;
+  apply_setting(c, "nvm.write_gbs=1.6");
+  EXPECT_DOUBLE_EQ(c.nvm.write_gbs, 1.6);
+  for (const char* bad : {"nvm.write_gbs", "=3", ""}) {
+    auto msg = config_error_of([&] { apply_setting(c, bad); });
+    EXPECT_NE(msg.find("KEY=VALUE"), std::string::npos) << msg;
+  }
+  EXPECT_NE(config_error_of([&] { apply_setting(c, "l1.sise=32K"); }).find("l1.sise"), std::string::npos);
+}
+
 TEST(SimConfig, ValidateRefusesWhatCannotBeSimulated) {
   auto refused = [](const char* key, const char* value) {
     sim_config c;

@@ -7,6 +7,8 @@
 #include "bench_output.hpp"
 #include "cli_args.hpp"
 #include "commands.hpp"
+#include "gpmx/exec/errors.hpp"
+#include "gpmx/sim/config.hpp"
 #include "tx_bench.hpp"
 
 namespace gpmx::cli {
@@ -16,8 +18,9 @@ void register_bench_tx(CLI::App& bench) {
       "tx", "Transactions (A1, A2, H1, H2, B1, B2) with helper warps off, on and adaptive at each NVRAM bandwidth");
   struct args {
     bench::tx_bench_options o;
-    bool json = false;
-    std::string out, dir;
+    bool json = false, timed = false;
+    std::string out, dir, sim_config = "sbrp-table1";
+    std::vector<std::string> param_texts, sets;
   };
   auto a = std::make_shared<args>();
   cmd->add_option("--config", a->o.configs, fmt::format("configurations ({})", fmt::join(bench::tx_bench_configs(), ", ")))
@@ -31,11 +34,26 @@ void register_bench_tx(CLI::App& bench) {
   cmd->add_option("--workers", a->o.workers, "executor workers (0: the default)")->capture_default_str();
   cmd->add_flag("--small", a->o.small, "the workloads' test sizes instead of the paper's");
   cmd->add_flag("!--no-baseline", a->o.baseline, "skip the libpmemobj CPU baseline rows");
+  cmd->add_option("-p,--param", a->param_texts, "NAME=VALUE over every configuration's parameters, repeatable "
+                                                "(say blocks=60 for a shorter timed sweep)");
+  cmd->add_flag("--timed", a->timed, "run every row in the timed mode: simulated time with NVM writes at the row's "
+                                     "bandwidth (one run each; no baseline)");
+  cmd->add_option("--sim-config", a->sim_config, "--timed: the simulated GPU (gpmx sim --list-configs)")
+      ->capture_default_str();
+  cmd->add_option("--set", a->sets, "--timed: KEY=VALUE over the simulated GPU's configuration, repeatable");
   cmd->add_option("--dir", a->dir, "directory for the pools (default: the temporary directory; /dev/shm is best)");
   cmd->add_flag("--json", a->json, "print JSON instead of a table");
   cmd->add_option("--out", a->out, "also write the JSON to this file");
   cmd->callback([a] {
     a->o.directory = a->dir;
+    for (const std::string& t : a->param_texts) apps::parse_param(t, a->o.overrides);
+    if (!a->timed && !a->sets.empty()) throw config_error("bench tx: --set configures the simulated GPU; add --timed");
+    if (a->timed) {
+      sim::sim_config c = sim::named_config(a->sim_config);
+      for (const std::string& kv : a->sets) sim::apply_setting(c, kv);
+      sim::validate(c);
+      a->o.timed = c;
+    }
     a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
     print_results(bench::run_tx_benchmarks(a->o), a->json, a->out);
   });

@@ -40,12 +40,7 @@ sim::sim_config configure(const sim_args& a) {
   // persist buffer, epoch code on epoch barriers); --set persist.model=...
   // overrides it (gpm: GPM's system-scope fence).
   if (a.style == "sbrp") c.persist.model = sim::persist_model::sbrp;
-  for (const std::string& kv : a.sets) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw sim::config_error(fmt::format("--set '{}': expected KEY=VALUE (gpmx sim --list-configs shows the keys)", kv));
-    sim::set_parameter(c, kv.substr(0, eq), kv.substr(eq + 1));
-  }
+  for (const std::string& kv : a.sets) sim::apply_setting(c, kv);
   sim::validate(c);
   return c;
 }

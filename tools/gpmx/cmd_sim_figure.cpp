@@ -161,12 +161,7 @@ void do_figure(const figure_args& a) {
   const figure_def& fig = figures::find(a.id);
   {  // a bad --set fails here, not in every child
     sim::sim_config check;
-    for (const std::string& kv : a.sets) {
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0)
-        throw sim::config_error(fmt::format("--set '{}': expected KEY=VALUE (gpmx sim --list-configs shows the keys)", kv));
-      sim::set_parameter(check, kv.substr(0, eq), kv.substr(eq + 1));
-    }
+    for (const std::string& kv : a.sets) sim::apply_setting(check, kv);
   }
   std::unique_ptr<scale::rank_transport> ranks;
   if (a.mpi) ranks = join_mpi_ranks("sim figure");

@@ -156,6 +156,9 @@ std::vector<std::string> config_names();
 // unknown key (with the nearest valid keys), a value that does not parse, or
 // a negative one. Does not check the configuration as a whole: validate().
 void set_parameter(sim_config& c, std::string_view key, std::string_view value);
+// One command-line setting, "KEY=VALUE" (--set): set_parameter, or
+// config_error naming a text with no '=' or no key.
+void apply_setting(sim_config& c, std::string_view key_equals_value);
 
 // Every key with its value, as set_parameter reads it back, in a stable
 // order: what to print for the configuration a run used. The first entry is
