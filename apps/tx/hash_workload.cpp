@@ -125,11 +125,6 @@ class hash_workload final : public workload {
     return v;
   }
 
- private:
-  static verify_report fail(verify_report& v, std::string why) {
-    v.detail = std::move(why);
-    return v;
-  }
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/run_meta.hpp"
 #include "common/workload.hpp"
@@ -49,6 +50,12 @@ recover_report recover_heap(stm::tx_heap& heap);
 // verify()'s common part: fails (ok false) when durable records wait to be
 // applied or when applied_upto is below the promise; else ok with no detail.
 verify_report check_promises(const stm::tx_heap& heap);
+// verify()'s way out: v, not ok, with why as its detail.
+inline verify_report fail(verify_report& v, std::string why) {
+  v.ok = false;
+  v.detail = std::move(why);
+  return v;
+}
 // The report of a run from its statistics, with the figures the benches
 // read (aborts, buffer occupancy, switches, bytes charged by the throttle).
 run_report report_of(const tx_stats& st, const opened_heap& h, std::string unit);

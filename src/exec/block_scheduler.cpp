@@ -28,8 +28,6 @@ const char* describe(wait_kind k) {
   return "?";
 }
 
-constexpr std::size_t arena_align = 64;
-
 }  // namespace
 
 block_scheduler::block_scheduler(carrier_pool& carriers, scheduler_stack& sched)
@@ -77,12 +75,12 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
   const std::size_t static_bytes = L.options->limits.static_shared_bytes;
   const std::size_t need = static_bytes + cfg.dynamic_shared_bytes;
   if (need > arena_bytes_) {
-    static_assert(arena_align == 64, "arena_delete assumes 64-byte alignment");
-    arena_.reset(new (std::align_val_t(arena_align)) std::byte[need]);
+    arena_.reset(new (std::align_val_t(arena_alignment)) std::byte[need]);
     arena_bytes_ = need;
   }
   state_.static_shared = arena_.get();
   state_.static_shared_capacity = static_bytes;
+  state_.shared_bytes = need;
   state_.static_shared_used = 0;
   state_.static_slots.clear();
   state_.dynamic_shared = arena_.get() + static_bytes;

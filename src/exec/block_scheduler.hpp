@@ -175,8 +175,13 @@ class block_scheduler {
 
   std::uint64_t events_ = 0;  // exits and arrivals: what counts as progress
   std::vector<std::uint32_t> order_;
+  // A page: the timed mode's model sees shared memory at its host address's
+  // offset within a page and picks banks by it, so an arena wherever the
+  // heap put it (64-byte aligned) changed bank conflicts, and a run's
+  // cycles, with unrelated allocations (a progress bar drawn or not).
+  static constexpr std::size_t arena_alignment = 4096;
   struct arena_delete {  // the arena is over-aligned: delete it the way it was made
-    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
+    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(arena_alignment)); }
   };
   std::unique_ptr<std::byte[], arena_delete> arena_;
   std::size_t arena_bytes_ = 0;

@@ -63,7 +63,11 @@ void thread_ctx::spin_read_once() {
                       f.spin_probe, 0, "spin_wait", 1});
 }
 
-void thread_ctx::deterministic_yield(const timed_op& op) {
+void thread_ctx::deterministic_yield(const timed_op& given) {
+  timed_op op = given;
+  // An atomic on a raw pointer carries no space: the timed model must know
+  // a block's shared memory, which a GPU serves in the SM, not at the L2.
+  if (b_->timed && op.addr && b_->in_shared(op.addr)) op.space = mem_space::shared;
   if (in_spin_) {
     // A persist acquire reads its flag as an atomic load does.
     if (op.kind == timed_kind::atomic || op.kind == timed_kind::load || op.kind == timed_kind::flag_acquire) {

@@ -128,6 +128,16 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
       // store, it is sent and the warp goes on.
       const bool release = op.kind == timed_kind::flag_release ||
                            (op.kind == timed_kind::atomic && op.sub == std::uint8_t(atomic_op::store));
+      if (op.space == mem_space::shared && op.kind != timed_kind::flag_release && op.kind != timed_kind::flag_acquire) {
+        // Shared-memory atomics execute in the SM's shared memory, through
+        // its banks; a store is sent and the warp goes on.
+        warp_request r = request(in, mem_space::shared, release ? access_kind::store : access_kind::load);
+        r.atomic = op.kind == timed_kind::atomic && op.sub != std::uint8_t(atomic_op::load) &&
+                   op.sub != std::uint8_t(atomic_op::store);  // lanes on one word take turns
+        const request_timing t = mem_.access(r, now);
+        if (release) return {next, next, stall_reason::compute};
+        return {std::max(t.done, next), next, stall_reason::memory};
+      }
       picos start = now;
       bool held = false;
       if (op.kind == timed_kind::flag_release) {

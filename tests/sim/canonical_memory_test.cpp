@@ -49,6 +49,43 @@ TEST(CanonicalKernelMemory, CyclesDoNotDependOnTheHostHeap) {
   EXPECT_EQ(a.sectors, c.sectors);
 }
 
+// Shared memory too: a block's arena is a page of its own, so its pages,
+// and the simulated pages of everything touched after them, are numbered
+// the same whatever the heap did before (a 64-byte aligned arena spanned
+// two pages or three, and moved every later buffer's lines).
+struct shared_then_stream {
+  void operator()(auto& t, global_span<const std::uint32_t> in, global_span<std::uint32_t> out) const {
+    auto* counts = t.template dynamic_shared<std::uint32_t>();
+    const std::uint32_t words = 6 * 1024 / 4;
+    for (std::uint32_t i = t.thread_rank(); i < words; i += t.block_dim().count()) counts[i] = 0;
+    t.syncthreads();
+    t.atomic_add(&counts[(t.thread_rank() * 37) % words], 1u, memory_order::relaxed, scope::block);
+    t.syncthreads();
+    auto src = in.bind(t);
+    std::uint32_t sum = counts[t.thread_rank()];
+    for (std::uint64_t i = t.global_id(); i < in.size(); i += t.grid_dim().count() * t.block_dim().count()) sum += src[i];
+    out.bind(t)[t.global_id()] = sum;
+  }
+};
+
+std::uint64_t shared_run_after_heap_noise(unsigned perturb) {
+  std::vector<std::unique_ptr<char[]>> noise;
+  for (unsigned i = 0; i < perturb; ++i) noise.push_back(std::make_unique<char[]>(24 + 40 * i));
+  sim::gpu_model gpu(sim::named_config("sbrp-table1"));
+  cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
+  const std::uint32_t blocks = 32 / sim::testing::sanitizer_shrink + 1;
+  kernel_vector<std::uint32_t> in(blocks * 256 * 8, 1), out(blocks * 256, 0);
+  ex.launch({dim3(blocks), dim3(256), 6 * 1024, "shared"}, shared_then_stream{},
+            global_span<const std::uint32_t>(in.data(), in.size()), global_span<std::uint32_t>(out.data(), out.size()));
+  return std::uint64_t(gpu.totals().end);
+}
+
+TEST(CanonicalKernelMemory, SharedMemoryCyclesDoNotDependOnTheHostHeap) {
+  const sim::canonical_kernel_memory placement;
+  const std::uint64_t first = shared_run_after_heap_noise(0);
+  for (unsigned perturb : {1u, 2u, 3u, 5u, 8u, 13u}) EXPECT_EQ(shared_run_after_heap_noise(perturb), first) << perturb;
+}
+
 TEST(CanonicalKernelMemory, ScopeRestoresThePreviousResource) {
   std::pmr::memory_resource* before = kernel_memory();
   kernel_vector<int> made_inside;

@@ -29,6 +29,12 @@ TEST(SharedMemory, BroadcastOfOneWordDoesNotConflict) {
   EXPECT_EQ(bank_conflict_degree(~0u, strided(0).data(), 32, 4), 1u);
 }
 
+TEST(SharedMemory, AtomicUpdatesOfOneWordTakeTurns) {
+  EXPECT_EQ(bank_conflict_degree(~0u, strided(0).data(), 32, 4, true), 32u);
+  EXPECT_EQ(bank_conflict_degree(0xFu, strided(0).data(), 32, 4, true), 4u);
+  EXPECT_EQ(bank_conflict_degree(~0u, strided(4).data(), 32, 4, true), 1u) << "distinct words, distinct banks";
+}
+
 TEST(SharedMemory, InactiveLanesDoNotConflict) {
   EXPECT_EQ(bank_conflict_degree(0x1u, strided(128).data(), 32, 4), 1u);
   EXPECT_EQ(bank_conflict_degree(0x3u, strided(128).data(), 32, 4), 2u);

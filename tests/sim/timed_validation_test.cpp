@@ -161,6 +161,40 @@ struct mixed_reuse {
   }
 };
 
+// One thread's chain of atomic adds on a word of shared memory (or, for
+// comparison, of device memory). A GPU serves shared atomics in the SM, so
+// each takes the shared latency; a device atomic is an L2 round trip.
+struct atomic_chain {
+  void operator()(auto& t, std::uint32_t hops, bool shared, global_span<std::uint32_t> dev) const {
+    if (t.thread_rank() != 0) return;
+    std::uint32_t* word = shared ? t.template dynamic_shared<std::uint32_t>() : dev.raw();
+    if (shared) *word = 0;
+    std::uint32_t v = 0;
+    for (std::uint32_t h = 0; h < hops; ++h) v += t.atomic_add(word, 1u, memory_order::relaxed, scope::block);
+    if (!shared) return;
+    dev.bind(t)[0] = v;
+  }
+};
+
+double picos_per_atomic(const sim::sim_config& c, bool shared) {
+  sim::gpu_model gpu(c);
+  cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
+  page_buffer<std::uint32_t> dev(1024, 0);
+  const std::uint32_t hops = 2000;  // the launch's end (its one dirty line drained) is then ~1%
+  const launch_config cfg{dim3(1), dim3(32), 4096, "atomics"};
+  ex.launch(cfg, atomic_chain{}, hops / 10, shared, global_span<std::uint32_t>(dev.data(), dev.size()));
+  ex.launch(cfg, atomic_chain{}, hops, shared, global_span<std::uint32_t>(dev.data(), dev.size()));
+  const sim::launch_record& l = gpu.totals().launches.back();
+  return double(l.end - l.start) / hops;
+}
+
+TEST(TimedValidation, SharedMemoryAtomicsAreServedInTheSm) {
+  const sim::sim_config c = sim::named_config("sbrp-table1");
+  const double shared = picos_per_atomic(c, true), device = picos_per_atomic(c, false);
+  sim::testing::report_within_5_percent(shared, sim::testing::cycles_ps(c, c.shared.latency), "shared atomic, ps");
+  EXPECT_GT(device, 2 * shared) << "a device-scope atomic goes to the L2";
+}
+
 TEST(TimedValidation, SameRunSameCyclesAndTheWarpSchedulerMatters) {
   auto cycles = [](const char* config) {
     sim::gpu_model gpu(sim::testing::fit_for_sanitizer(sim::named_config(config)));

@@ -38,7 +38,7 @@ struct warp_request {
   std::uint32_t sm = 0;
   gpmx::mem_space space = gpmx::mem_space::global;
   gpmx::access_kind kind = gpmx::access_kind::load;
-  bool atomic = false;  // read-modify-write (or atomic load/store)
+  bool atomic = false;  // read-modify-write (or atomic load/store); shared memory: read-modify-write only
   gpmx::scope atomic_scope = gpmx::scope::device;
   std::uint32_t active = 0;  // lanes taking part
   std::array<lane_access, warp_lanes> lanes{};

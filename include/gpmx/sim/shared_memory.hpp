@@ -7,6 +7,8 @@
 // bytes, and the access takes latency + (degree - 1) cycles. A lane's access
 // wider than a word touches each word it covers, so 32 consecutive 8-byte
 // accesses are 2-way (two passes, as the hardware splits them).
+// Read-modify-write atomics are the exception: lanes updating the same word
+// are served one after another (same_word_serializes).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -25,7 +27,7 @@ inline constexpr unsigned max_shared_words_per_lane = 8;
 // bank_bytes a power of two; a lane may cover at most 8 words (throws
 // gpmx::error, error_code::usage). Allocates nothing.
 inline std::uint32_t bank_conflict_degree(std::uint32_t active, const lane_access* lanes, std::uint32_t banks,
-                                          std::uint32_t bank_bytes) {
+                                          std::uint32_t bank_bytes, bool same_word_serializes = false) {
   std::array<std::uint64_t, warp_lanes * max_shared_words_per_lane> words;
   unsigned n = 0;
   const unsigned shift = unsigned(std::countr_zero(bank_bytes));
@@ -44,7 +46,7 @@ inline std::uint32_t bank_conflict_degree(std::uint32_t active, const lane_acces
   std::array<std::uint32_t, 64> per_bank{};
   std::uint32_t degree = 0;
   for (unsigned i = 0; i < n; ++i) {
-    if (i != 0 && words[i] == words[i - 1]) continue;
+    if (!same_word_serializes && i != 0 && words[i] == words[i - 1]) continue;
     std::uint32_t c = ++per_bank[words[i] % banks];
     degree = std::max(degree, c);
   }

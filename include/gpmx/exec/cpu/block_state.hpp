@@ -53,8 +53,9 @@ class block_state {
   std::uint32_t suspended = 0;      // threads waiting at a barrier or warp op
   std::vector<std::uint32_t> warp_live;  // per warp: lanes not exited
   std::byte* dynamic_shared = nullptr;
-  std::byte* static_shared = nullptr;
+  std::byte* static_shared = nullptr;  // the arena: static arrays, then the dynamic part
   std::size_t static_shared_capacity = 0;
+  std::size_t shared_bytes = 0;         // the arena's static and dynamic bytes
   std::size_t static_shared_used = 0;
   std::vector<static_shared_slot> static_slots;
   bool deterministic = false;
@@ -66,6 +67,10 @@ class block_state {
   group_commit* durability = nullptr;   // parallel schedule with group commit on, else null
   durability_batch* batch = nullptr;    // with durability: the running worker's hand-overs of this round
 
+  bool in_shared(const void* p) const {
+    const auto* b = static_cast<const std::byte*>(p);
+    return b >= static_shared && b < static_shared + shared_bytes;
+  }
   // The k-th static shared allocation of this block (made on first request).
   std::byte* static_shared_at(std::size_t k, std::size_t bytes, std::size_t align);
 
