@@ -391,4 +391,6 @@ void region::persist(std::uint64_t offset, std::uint64_t bytes, source_loc loc) 
   owner_->persist(data_ + offset, bytes, loc);
 }
 
+fs::path journal_path(const fs::path& pool_path) { return persist_journal::path_for(pool_path); }
+
 }  // namespace gpmx::pm

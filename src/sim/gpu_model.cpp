@@ -1,7 +1,12 @@
 #include "gpmx/sim/gpu_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
+
+#include <fmt/format.h>
+
+#include "gpmx/support/error.hpp"
 
 namespace gpmx::sim {
 
@@ -44,14 +49,85 @@ timed_machine gpu_model::machine() const {
   return m;
 }
 
-void gpu_model::pool_mapped(const void* base, std::uint64_t length, std::string_view) {
+void gpu_model::pool_mapped(const void* base, std::uint64_t length, std::string_view path) {
   const auto b = reinterpret_cast<std::uintptr_t>(base);
   pm_ranges_.emplace_back(b, b + length);
+  if (tracker_) tracker_->log().mapped(base, length, path, totals_.end);  // host code runs between launches
 }
 
 void gpu_model::pool_unmapped(const void* base) {
   const auto b = reinterpret_cast<std::uintptr_t>(base);
   std::erase_if(pm_ranges_, [b](const auto& r) { return r.first == b; });
+  if (tracker_) tracker_->log().unmapped(base);
+}
+
+// ---- crash images ----
+
+void gpu_model::track_durability(durability_tracker* t) {
+  tracker_ = t;
+  mem_.set_pm_write_listener(t);
+}
+
+void gpu_model::access(const thread_coords& c, mem_space s, access_kind k, const void* p, std::size_t bytes,
+                       const source_loc&) {
+  if (!tracker_ || k != access_kind::store || s != mem_space::pm) return;
+  if (!tracker_->log().inside(p, bytes))
+    throw error(error_code::usage,
+                fmt::format("crash images: a PM store of {} bytes at {} is in no pool this timing model saw "
+                            "mapped (pools must be opened while its executor is the host observer)",
+                            bytes, p));
+  // Staged with the lane until its warp issues the store; a store across a
+  // page is two pieces (pages move apart in the simulated space).
+  constexpr std::uintptr_t page = 4096;
+  const auto* b = static_cast<const std::byte*>(p);
+  std::size_t done = 0;
+  while (done < bytes) {
+    const auto a = reinterpret_cast<std::uintptr_t>(b + done);
+    const std::size_t n = std::min<std::size_t>(bytes - done, page - a % page);
+    tracker_->stored(lane_key(c.block, c.warp, c.lane), b + done, std::uint32_t(n));
+    done += n;
+  }
+}
+
+void gpu_model::tracked_write(const thread_coords& c, const void* p, std::size_t bytes) {
+  if (space_of(p) != mem_space::pm) return;
+  if (!tracker_->wrote(lane_key(c.block, c.warp, c.lane), p, std::uint32_t(bytes)))
+    access(c, mem_space::pm, access_kind::store, p, bytes, source_loc{});
+}
+
+void gpu_model::atomic(const thread_coords& c, atomic_op op, scope, const void* p, std::size_t bytes, std::uint64_t,
+                       std::uint64_t, const source_loc&) {
+  if (tracker_ && op != atomic_op::load) tracked_write(c, p, bytes);
+}
+
+void gpu_model::flag(const thread_coords& c, flag_op op, scope, const void* p, std::size_t bytes, std::uint64_t,
+                     const source_loc&) {
+  if (tracker_ && op == flag_op::release) tracked_write(c, p, bytes);
+}
+
+void gpu_model::host_persist(const void* p, std::uint64_t bytes, const source_loc&) {
+  // A kernel thread's persists reach the pool's mapping too (the cpu
+  // executor's own durability); in the timed mode the model says when
+  // those are durable, so only host code's count here.
+  if (tracker_ && !in_launch_) tracker_->host_persisted(p, bytes, totals_.end);
+}
+
+void gpu_model::tracking_before(const warp_instruction& in) {
+  std::array<std::uint64_t, 32> keys{};
+  std::uint32_t n = 0;
+  for (std::uint32_t m = in.lanes; m != 0; m &= m - 1)
+    keys[n++] = lane_key(in.block, in.warp, std::uint32_t(std::countr_zero(m)));
+  tracker_->issuing(in.sm, keys.data(), n, [this](const void* p) { return simulated(p); });
+}
+
+void gpu_model::tracking_after(const warp_instruction& in, const timed_op& op) {
+  const bool writes = op.kind == timed_kind::flag_release ||
+                      (op.kind == timed_kind::atomic && op.sub != std::uint8_t(atomic_op::load));
+  if (!writes || !op.addr || op.space == mem_space::shared || space_of(op.addr) != mem_space::pm) return;
+  for (std::uint32_t m = in.lanes; m != 0; m &= m - 1) {
+    const auto lane = std::uint32_t(std::countr_zero(m));
+    tracker_->will_write(in.sm, lane_key(in.block, in.warp, lane), simulated(in.ops[lane].addr));
+  }
 }
 
 mem_space gpu_model::space_of(const void* p) const {
@@ -93,6 +169,8 @@ picos& gpu_model::writes_of(const warp_instruction& in) {
 
 void gpu_model::launch_begin(std::string_view name, dim3, dim3 block, vtime now) {
   current_ = launch_record{std::string(name), now, now, 0};
+  in_launch_ = true;
+  if (tracker_) tracker_->log().kernel_began();
   persist_.launch_begin(std::uint32_t((block.count() + 31) / 32));
 }
 
@@ -101,6 +179,7 @@ void gpu_model::block_started(std::uint64_t block, std::uint32_t sm, vtime) { pe
 issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
   const timed_op& op = in.ops[std::countr_zero(in.lanes)];
   ++current_.instructions;
+  if (tracker_) tracking_before(in);
   const picos next = now + issue_;
   switch (op.kind) {
     case timed_kind::load:
@@ -152,6 +231,7 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
       r.atomic = !(flag && persist_.effective(op.sc) == scope::block);
       r.atomic_scope = op.sc == scope::system ? scope::system : scope::device;
       const request_timing t = mem_.access(r, start);
+      if (tracker_) tracking_after(in, op);
       if (held) return {vtime_never, next, stall_reason::ordering};
       if (release) {
         writes_of(in) = std::max(writes_of(in), t.done);
@@ -211,9 +291,14 @@ vtime gpu_model::launch_end(vtime now, const sm_activity* sms) {
   totals_.launches.push_back(current_);
   totals_.end = end;
   writes_.clear();
+  in_launch_ = false;
+  if (tracker_) tracker_->log().kernel_ended(end);
   return end;
 }
 
-void gpu_model::launch_failed() { writes_.clear(); }
+void gpu_model::launch_failed() {
+  writes_.clear();
+  in_launch_ = false;
+}
 
 }  // namespace gpmx::sim

@@ -290,7 +290,9 @@ memory_system::write_result memory_system::write_to_l2(sm_state& s, std::uint64_
     // The L2 passes the write on; the writer meets the queueing on the way
     // to the persistence domain, as it would a dirty L2 victim's.
     picos wait = 0;
-    w.durable_ack = pm_write(bytes, written, wait) + ack_return_;
+    const picos durable = pm_write(bytes, written, wait);
+    if (listener_) listener_->pm_written(std::uint32_t(&s - sms_.data()), line, mask, durable, false);
+    w.durable_ack = durable + ack_return_;
     w.victim_wait += wait;
     s.pm_durable = std::max(s.pm_durable, w.durable_ack);
   }
@@ -383,6 +385,8 @@ picos memory_system::atomic_line(sm_state& s, const line_request& lr, unsigned s
     stats_.pcie_to_host_bytes += bytes;
     stats_.pcie_to_gpu_bytes += bytes;
     const picos at_host_done = pcie_to_host_.serve(at_l2, bytes) + host_latency_;
+    if (listener_ && space == space_pm)
+      listener_->pm_written(std::uint32_t(&s - sms_.data()), lr.line_addr, lr.sector_mask, at_host_done, true);
     return pcie_to_gpu_.serve(at_host_done, bytes) + icnt_latency_;
   }
   const std::uint32_t pi = partition_of(lr.line_addr);
@@ -402,7 +406,11 @@ picos memory_system::atomic_line(sm_state& s, const line_request& lr, unsigned s
   const bool pm = space == space_pm;
   const picos wait = l2_allocate(p, pi, lr.line_addr, lr.sector_mask, space, !pm, executed, data);
   picos pm_wait = 0;
-  if (pm) s.pm_durable = std::max(s.pm_durable, pm_write(bytes, data, pm_wait) + ack_return_);
+  if (pm) {
+    const picos durable = pm_write(bytes, data, pm_wait);
+    if (listener_) listener_->pm_written(std::uint32_t(&s - sms_.data()), lr.line_addr, lr.sector_mask, durable, true);
+    s.pm_durable = std::max(s.pm_durable, durable + ack_return_);
+  }
   return data + wait + pm_wait + icnt_latency_;
 }
 

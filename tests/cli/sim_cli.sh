@@ -2,7 +2,8 @@
 # gpmx sim end to end: a workload runs in the timed mode and verifies (0),
 # the report names what the issue asks for, the same run gives the same
 # cycles, a different warp scheduler other cycles, --set changes the
-# configuration it prints, and bad input gives 2 with a message naming it.
+# configuration it prints, --crash-at leaves images recovery accepts, and
+# bad input gives 2 with a message naming it.
 set -u
 gpmx="$1"
 source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
@@ -45,6 +46,23 @@ has '"model": "epoch"'
 # evictions meet ordering entries; the workload still verifies.
 expect 0 "$gpmx" sim gpkvs --style sbrp --set persist.flush=lazy --set persist.buffer_percent=5 --json
 has '"verified": true'
+# A crash image at a cycle mid-run: the pool files as the simulated NVM held
+# them, which recover and verify accept; a cycle past the end is the end.
+expect 0 "$gpmx" sim hashmap --style sbrp --crash-at 20000 --json --data d7
+has '"pm_writes_durable"'
+python3 -c 'import json; c=json.load(open("out.txt"))["crash"]; assert 0 < c["pm_writes_durable"] < c["pm_writes"], c' \
+  || { echo "FAIL: a crash mid-run should leave some PM writes durable and some not"; failures=$((failures + 1)); }
+expect 0 "$gpmx" recover hashmap --data d7
+has 'repaired'
+expect 0 "$gpmx" verify hashmap --data d7
+has 'verified'
+expect 0 "$gpmx" sim gpkvs --crash-at 100000000 --data d8
+has 'crash image at cycle 100000000'
+expect 0 "$gpmx" verify gpkvs --data d8
+expect 2 "$gpmx" sim reduction --crash-at soon
+has_err 'soon'
+expect 2 "$gpmx" sim bam-bfs --crash-at 5
+has_err 'crash-at'
 expect 0 "$gpmx" sim --list-configs
 has 'sbrp-table1-near'
 has 'l2.latency'

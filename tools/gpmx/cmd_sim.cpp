@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "bam/storage_workload.hpp"
 #include "commands.hpp"
 #include "common/directory_lock.hpp"
 #include "common/registry.hpp"
@@ -21,6 +22,7 @@
 #include "gpmx/sim/report.hpp"
 #include "kv_table.hpp"
 #include "progress_bar.hpp"
+#include "sim_crash_image.hpp"
 #include "sim_storage.hpp"
 
 namespace gpmx::cli {
@@ -30,6 +32,7 @@ struct sim_args {
   std::string workload, style = "epoch", data = "gpmx-data", config = "sbrp-table1", out, device = "optane-p5800x";
   std::vector<std::string> param_texts, sets;
   std::uint64_t seed = 1;
+  std::optional<std::uint64_t> crash_at;  // cycles of the core clock
   bool full_size = false, json = false, quiet = false, list_configs = false, bench = false;
   bench::sim_bench_options bench_opts;
 };
@@ -83,6 +86,9 @@ void do_sim(const sim_args& a) {
   }
   if (a.workload.empty())
     throw config_error("gpmx sim: name a workload (gpmx list), or use --list-configs or --bench");
+  if (a.crash_at && apps::bam::find_storage_workload(a.workload) != nullptr)
+    throw config_error(fmt::format("gpmx sim {}: --crash-at is for PM workloads; a storage workload's data is on "
+                                   "its devices, which the timed mode does not crash", a.workload));
   if (sim_storage_workload({a.workload, a.data, a.device, a.out, a.param_texts, a.full_size, a.json, a.quiet},
                            configure(a)))
     return;
@@ -96,6 +102,11 @@ void do_sim(const sim_args& a) {
   const auto lock = apps::lock_workload_directory(dir, true);
 
   sim::gpu_model gpu(c);
+  std::optional<sim::durability_tracker> tracker;
+  if (a.crash_at) {
+    tracker.emplace(c.l1.line, c.l1.sector);
+    gpu.track_durability(&*tracker);
+  }
   std::optional<apps::run_report> rep;
   const auto t0 = std::chrono::steady_clock::now();
   {
@@ -111,10 +122,15 @@ void do_sim(const sim_args& a) {
   const apps::verify_report v = w.verify({check_ex, dir});
 
   sim::run_summary sum{a.workload, std::string(apps::to_string(s)), p, wall, v.ok, v.detail};
-  const nlohmann::json j = sim::report_json(gpu, sum);
+  nlohmann::json j = sim::report_json(gpu, sum);
+  // The crash image replaces the files only after the whole run verified.
+  std::optional<crash_image_summary> crash;
+  if (a.crash_at && v.ok) crash = write_crash_image(*tracker, gpu, *a.crash_at);
+  if (crash) j["crash"] = to_json(*crash);
   if (!a.out.empty()) std::ofstream(a.out) << j.dump(2) << "\n";
   if (a.json) fmt::print("{}\n", j.dump(2));
   else fmt::print("{}", sim::report_table(gpu, sum));
+  if (crash && !a.json) print_crash_image(*crash, a.workload, a.data);
   if (!v.ok) throw exit_request{exit_check_failed};
 }
 
@@ -131,6 +147,9 @@ void register_sim(CLI::App& app) {
   sub->add_option("--set", a->sets, "KEY=VALUE: change one parameter of the configuration, repeatable");
   sub->add_option("--seed", a->seed, "seed of the pools' identities (the timed schedule makes no random "
                                      "choice)")->capture_default_str();
+  sub->add_option("--crash-at", a->crash_at,
+                  "CYCLE: after the run, leave the pool files as the simulated NVM held them at this cycle "
+                  "(then gpmx recover and gpmx verify)");
   sub->add_option("--data", a->data, "directory for the workload's files (DATA/W)")->capture_default_str();
   sub->add_option("--device", a->device, "storage workloads: the devices' timing (optane-p5800x, nand-ssd)")
       ->capture_default_str();

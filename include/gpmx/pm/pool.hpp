@@ -155,4 +155,7 @@ class pool {
   std::unique_ptr<state> s_;
 };
 
+// Where a pool at `pool_path` keeps its persist journal (docs/pm.md).
+std::filesystem::path journal_path(const std::filesystem::path& pool_path);
+
 }  // namespace gpmx::pm

@@ -16,6 +16,7 @@
 
 #include "gpmx/exec/timing.hpp"
 #include "gpmx/sim/config.hpp"
+#include "gpmx/sim/durability_tracker.hpp"
 #include "gpmx/sim/memory_system.hpp"
 #include "gpmx/sim/persistency_unit.hpp"
 
@@ -58,6 +59,18 @@ class gpu_model final : public timing_model {
   void pool_mapped(const void* base, std::uint64_t length, std::string_view path) override;
   void pool_unmapped(const void* base) override;
 
+  // Crash images: every PM write's bytes followed to the moment the model
+  // makes it durable (not owned; null: none). Set before the run maps its
+  // pools. Costs a copy of each PM store; the timing is unchanged.
+  void track_durability(durability_tracker* t);
+  void access(const thread_coords& c, mem_space s, access_kind k, const void* p, std::size_t bytes,
+              const source_loc&) override;
+  void atomic(const thread_coords& c, atomic_op op, scope, const void* p, std::size_t bytes, std::uint64_t,
+              std::uint64_t, const source_loc&) override;
+  void flag(const thread_coords& c, flag_op op, scope, const void* p, std::size_t bytes, std::uint64_t,
+            const source_loc&) override;
+  void host_persist(const void* p, std::uint64_t bytes, const source_loc&) override;
+
   const sim_config& config() const { return mem_.config(); }
   const memory_system& memory() const { return mem_; }
   const persistency_unit& persistency() const { return persist_; }
@@ -71,6 +84,14 @@ class gpu_model final : public timing_model {
   std::uint64_t simulated(const void* p);
   warp_request request(const warp_instruction& in, mem_space space, access_kind kind);
   picos& writes_of(const warp_instruction& in);
+  static std::uint64_t lane_key(std::uint64_t block, std::uint32_t warp, std::uint32_t lane) {
+    return block << 10 | std::uint64_t(warp) << 5 | lane;
+  }
+  // The tracker's side of an issue: before the model sees it, and after
+  // (writes the lanes perform when they resume).
+  void tracking_before(const warp_instruction& in);
+  void tracking_after(const warp_instruction& in, const timed_op& op);
+  void tracked_write(const thread_coords& c, const void* p, std::size_t bytes);
 
   memory_system mem_;
   persistency_unit persist_{mem_};
@@ -83,6 +104,8 @@ class gpu_model final : public timing_model {
   std::unordered_map<std::uint64_t, picos> writes_;
   run_totals totals_;
   launch_record current_;
+  durability_tracker* tracker_ = nullptr;
+  bool in_launch_ = false;
 };
 
 }  // namespace gpmx::sim

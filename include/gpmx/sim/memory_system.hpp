@@ -68,6 +68,20 @@ class pm_eviction_guard {
   ~pm_eviction_guard() = default;
 };
 
+// Told of every PM write as the persistence domain takes it, with when it
+// is durable there (not when the SM learns it): crash images of the timed
+// mode (durability_tracker.hpp) follow the bytes this way.
+class pm_write_listener {
+ public:
+  // `sectors` of simulated line `line`, written from SM `sm`'s L1, or by an
+  // atomic (`atomic`) executed at the L2 or the host, durable at `durable`.
+  virtual void pm_written(std::uint32_t sm, std::uint64_t line, std::uint32_t sectors, picos durable,
+                          bool atomic) = 0;
+
+ protected:
+  ~pm_write_listener() = default;
+};
+
 // Which of an L1's dirty lines a flush writes.
 enum class flush_scope : std::uint8_t { all, pm, global };
 
@@ -105,6 +119,8 @@ class memory_system {
 
   // The persistency hardware that rules PM evictions (null: none).
   void set_eviction_guard(pm_eviction_guard* g) { guard_ = g; }
+  // Who hears of PM writes (null: nobody).
+  void set_pm_write_listener(pm_write_listener* l) { listener_ = l; }
   // The L1 line address of a simulated address.
   std::uint64_t line_of(std::uint64_t addr) const { return addr & ~std::uint64_t(cfg_.l1.line - 1); }
 
@@ -177,6 +193,7 @@ class memory_system {
   std::uint64_t nvm_write_ticks_ = 0;
   picos ack_return_ = 0;  // a durability acknowledgement's way back to the SM
   pm_eviction_guard* guard_ = nullptr;
+  pm_write_listener* listener_ = nullptr;
   std::vector<sm_state> sms_;
   std::vector<partition_state> parts_;
   std::vector<bandwidth_server> gddr_;

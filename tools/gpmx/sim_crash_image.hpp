@@ -1,0 +1,30 @@
+#pragma once
+// gpmx sim W --crash-at CYCLE: the pool files as the simulated NVM held
+// them at that cycle, written over the run's own files, so that gpmx
+// recover and gpmx verify can be run on them (docs/sim-persistency.md).
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "gpmx/sim/durability_tracker.hpp"
+#include "gpmx/sim/gpu_model.hpp"
+
+namespace gpmx::cli {
+
+struct crash_image_summary {
+  std::uint64_t cycle = 0;
+  sim::picos at = 0;             // the same time in picoseconds
+  std::uint64_t run_cycles = 0;  // how long the whole run took
+  std::size_t files_written = 0, files_removed = 0;
+  std::size_t pieces = 0;          // PM writes followed (by sector)
+  std::size_t pieces_durable = 0;  // durable by the crash
+  std::size_t never_durable = 0;   // not durable by the run's end
+};
+
+// Writes the image of a crash at `cycle` over the files the run mapped.
+crash_image_summary write_crash_image(const sim::durability_tracker& t, const sim::gpu_model& gpu, std::uint64_t cycle);
+nlohmann::json to_json(const crash_image_summary& s);
+void print_crash_image(const crash_image_summary& s, const std::string& workload, const std::string& data);
+
+}  // namespace gpmx::cli
