@@ -22,11 +22,27 @@ void durability_tracker::split(const void* p, std::uint32_t bytes, std::uint64_t
   }
 }
 
-void durability_tracker::stored(std::uint64_t lane, const void* p, std::uint32_t bytes) {
+void durability_tracker::stored(std::uint64_t lane, const void* p, std::uint32_t bytes, bool view_store) {
   // Split by the host address: a page keeps its offsets in the simulated
-  // space, so sectors end at the same places.
+  // space (pages of 4 KiB), so sectors end at the same places. Sectors do
+  // not cross pages, so neither do pieces.
   std::vector<waiting_piece>& mine = staged_[lane];
-  split(p, bytes, std::uint64_t(reinterpret_cast<std::uintptr_t>(p)), [&](const waiting_piece& w) { mine.push_back(w); });
+  const auto address = std::uint64_t(reinterpret_cast<std::uintptr_t>(p));
+  const durable_log::piece_id first = log_.pieces();
+  split(p, bytes, address, [&](const waiting_piece& w) { mine.push_back(w); });
+  if (remember_ && view_store) stores_.push_back({address, first, std::uint32_t(log_.pieces() - first)});
+}
+
+picos durability_tracker::durable_time(std::size_t k, std::uint64_t address) const {
+  const store_record& s = stores_.at(k);
+  std::uint64_t at = s.address;
+  for (std::uint32_t i = 0; i < s.pieces; ++i) {
+    const durable_log::piece_id id = s.first + i;
+    const std::uint32_t n = log_.bytes_of(id);
+    if (address >= at && address < at + n) return log_.durable_time(id);
+    at += n;
+  }
+  return not_durable;
 }
 
 void durability_tracker::issuing(std::uint32_t sm, const std::uint64_t* lanes, std::uint32_t count,

@@ -4,10 +4,6 @@
 #include <array>
 #include <bit>
 
-#include <fmt/format.h>
-
-#include "gpmx/support/error.hpp"
-
 namespace gpmx::sim {
 
 std::uint64_t run_totals::instructions() const {
@@ -49,68 +45,8 @@ timed_machine gpu_model::machine() const {
   return m;
 }
 
-void gpu_model::pool_mapped(const void* base, std::uint64_t length, std::string_view path) {
-  const auto b = reinterpret_cast<std::uintptr_t>(base);
-  pm_ranges_.emplace_back(b, b + length);
-  if (tracker_) tracker_->log().mapped(base, length, path, totals_.end);  // host code runs between launches
-}
 
-void gpu_model::pool_unmapped(const void* base) {
-  const auto b = reinterpret_cast<std::uintptr_t>(base);
-  std::erase_if(pm_ranges_, [b](const auto& r) { return r.first == b; });
-  if (tracker_) tracker_->log().unmapped(base);
-}
-
-// ---- crash images ----
-
-void gpu_model::track_durability(durability_tracker* t) {
-  tracker_ = t;
-  mem_.set_pm_write_listener(t);
-}
-
-void gpu_model::access(const thread_coords& c, mem_space s, access_kind k, const void* p, std::size_t bytes,
-                       const source_loc&) {
-  if (!tracker_ || k != access_kind::store || s != mem_space::pm) return;
-  if (!tracker_->log().inside(p, bytes))
-    throw error(error_code::usage,
-                fmt::format("crash images: a PM store of {} bytes at {} is in no pool this timing model saw "
-                            "mapped (pools must be opened while its executor is the host observer)",
-                            bytes, p));
-  // Staged with the lane until its warp issues the store; a store across a
-  // page is two pieces (pages move apart in the simulated space).
-  constexpr std::uintptr_t page = 4096;
-  const auto* b = static_cast<const std::byte*>(p);
-  std::size_t done = 0;
-  while (done < bytes) {
-    const auto a = reinterpret_cast<std::uintptr_t>(b + done);
-    const std::size_t n = std::min<std::size_t>(bytes - done, page - a % page);
-    tracker_->stored(lane_key(c.block, c.warp, c.lane), b + done, std::uint32_t(n));
-    done += n;
-  }
-}
-
-void gpu_model::tracked_write(const thread_coords& c, const void* p, std::size_t bytes) {
-  if (space_of(p) != mem_space::pm) return;
-  if (!tracker_->wrote(lane_key(c.block, c.warp, c.lane), p, std::uint32_t(bytes)))
-    access(c, mem_space::pm, access_kind::store, p, bytes, source_loc{});
-}
-
-void gpu_model::atomic(const thread_coords& c, atomic_op op, scope, const void* p, std::size_t bytes, std::uint64_t,
-                       std::uint64_t, const source_loc&) {
-  if (tracker_ && op != atomic_op::load) tracked_write(c, p, bytes);
-}
-
-void gpu_model::flag(const thread_coords& c, flag_op op, scope, const void* p, std::size_t bytes, std::uint64_t,
-                     const source_loc&) {
-  if (tracker_ && op == flag_op::release) tracked_write(c, p, bytes);
-}
-
-void gpu_model::host_persist(const void* p, std::uint64_t bytes, const source_loc&) {
-  // A kernel thread's persists reach the pool's mapping too (the cpu
-  // executor's own durability); in the timed mode the model says when
-  // those are durable, so only host code's count here.
-  if (tracker_ && !in_launch_) tracker_->host_persisted(p, bytes, totals_.end);
-}
+// ---- crash images: the tracker's side of an issue ----
 
 void gpu_model::tracking_before(const warp_instruction& in) {
   std::array<std::uint64_t, 32> keys{};

@@ -59,6 +59,13 @@ has 'verified'
 expect 0 "$gpmx" sim gpkvs --crash-at 100000000 --data d8
 has 'crash image at cycle 100000000'
 expect 0 "$gpmx" verify gpkvs --data d8
+# The hardware's durable order against the workload's persistency model.
+expect 0 "$gpmx" sim scan --style sbrp --check-order --json --data d9
+has '"durable_order"'
+python3 -c 'import json; d=json.load(open("out.txt"))["durable_order"]; assert d["model"] == "sbrp" and d["violations"] == 0 and d["kernel_granule_stores"] > 0, d' \
+  || { echo "FAIL: --check-order should check scan's stores against sbrp and find nothing"; failures=$((failures + 1)); }
+expect 0 "$gpmx" sim gpkvs --check-order --data d10
+has 'durable order against the epoch persist order'
 expect 2 "$gpmx" sim reduction --crash-at soon
 has_err 'soon'
 expect 2 "$gpmx" sim bam-bfs --crash-at 5

@@ -22,7 +22,9 @@
 #include "gpmx/sim/report.hpp"
 #include "kv_table.hpp"
 #include "progress_bar.hpp"
+#include "gpmx/trace/recorder.hpp"
 #include "sim_crash_image.hpp"
+#include "sim_order_check.hpp"
 #include "sim_storage.hpp"
 
 namespace gpmx::cli {
@@ -33,7 +35,7 @@ struct sim_args {
   std::vector<std::string> param_texts, sets;
   std::uint64_t seed = 1;
   std::optional<std::uint64_t> crash_at;  // cycles of the core clock
-  bool full_size = false, json = false, quiet = false, list_configs = false, bench = false;
+  bool full_size = false, json = false, quiet = false, list_configs = false, bench = false, check_order = false;
   bench::sim_bench_options bench_opts;
 };
 
@@ -86,9 +88,10 @@ void do_sim(const sim_args& a) {
   }
   if (a.workload.empty())
     throw config_error("gpmx sim: name a workload (gpmx list), or use --list-configs or --bench");
-  if (a.crash_at && apps::bam::find_storage_workload(a.workload) != nullptr)
-    throw config_error(fmt::format("gpmx sim {}: --crash-at is for PM workloads; a storage workload's data is on "
-                                   "its devices, which the timed mode does not crash", a.workload));
+  if ((a.crash_at || a.check_order) && apps::bam::find_storage_workload(a.workload) != nullptr)
+    throw config_error(fmt::format("gpmx sim {}: --crash-at and --check-order are for PM workloads; a storage "
+                                   "workload's data is on its devices, which the timed mode does not crash",
+                                   a.workload));
   if (sim_storage_workload({a.workload, a.data, a.device, a.out, a.param_texts, a.full_size, a.json, a.quiet},
                            configure(a)))
     return;
@@ -103,9 +106,14 @@ void do_sim(const sim_args& a) {
 
   sim::gpu_model gpu(c);
   std::optional<sim::durability_tracker> tracker;
-  if (a.crash_at) {
+  if (a.crash_at || a.check_order) {
     tracker.emplace(c.l1.line, c.l1.sector);
     gpu.track_durability(&*tracker);
+  }
+  trace::recorder recorder;  // --check-order: the run traced beside the model
+  if (a.check_order) {
+    tracker->remember_stores();
+    gpu.set_passenger(&recorder);
   }
   std::optional<apps::run_report> rep;
   const auto t0 = std::chrono::steady_clock::now();
@@ -124,14 +132,19 @@ void do_sim(const sim_args& a) {
   sim::run_summary sum{a.workload, std::string(apps::to_string(s)), p, wall, v.ok, v.detail};
   nlohmann::json j = sim::report_json(gpu, sum);
   // The crash image replaces the files only after the whole run verified.
+  std::optional<order_check_summary> order;
+  if (a.check_order)
+    order = check_sim_order(recorder.take(), *tracker, std::string(apps::to_string(s)), c.clock.core_mhz);
+  if (order) j["durable_order"] = to_json(*order);
   std::optional<crash_image_summary> crash;
   if (a.crash_at && v.ok) crash = write_crash_image(*tracker, gpu, *a.crash_at);
   if (crash) j["crash"] = to_json(*crash);
   if (!a.out.empty()) std::ofstream(a.out) << j.dump(2) << "\n";
   if (a.json) fmt::print("{}\n", j.dump(2));
   else fmt::print("{}", sim::report_table(gpu, sum));
+  if (order && !a.json) print_order_check(*order);
   if (crash && !a.json) print_crash_image(*crash, a.workload, a.data);
-  if (!v.ok) throw exit_request{exit_check_failed};
+  if (!v.ok || (order && order->result.violations != 0)) throw exit_request{exit_check_failed};
 }
 
 }  // namespace
@@ -150,6 +163,9 @@ void register_sim(CLI::App& app) {
   sub->add_option("--crash-at", a->crash_at,
                   "CYCLE: after the run, leave the pool files as the simulated NVM held them at this cycle "
                   "(then gpmx recover and gpmx verify)");
+  sub->add_flag("--check-order", a->check_order,
+               "trace the run too and check that the hardware made PM stores durable in an order the "
+               "workload's persistency model allows (exit 1 if not)");
   sub->add_option("--data", a->data, "directory for the workload's files (DATA/W)")->capture_default_str();
   sub->add_option("--device", a->device, "storage workloads: the devices' timing (optane-p5800x, nand-ssd)")
       ->capture_default_str();

@@ -29,8 +29,18 @@ class durability_tracker final : public pm_write_listener {
   const durable_log& log() const { return log_; }
 
   // A lane (any unique number per thread) made a plain PM store: the bytes
-  // at p as they are now. Must not cross a page (the caller splits).
-  void stored(std::uint64_t lane, const void* p, std::uint32_t bytes);
+  // at p as they are now. `view_store`: a store through a PM view (one the
+  // trace records as a pm_write), not a write taken as one.
+  void stored(std::uint64_t lane, const void* p, std::uint32_t bytes, bool view_store = true);
+
+  // Kernel stores in the order stored() saw them, when asked for (to check
+  // the durable order against the persistency model: durable_order.hpp).
+  void remember_stores() { remember_ = true; }
+  std::size_t stores() const { return stores_.size(); }
+  std::uint64_t store_address(std::size_t k) const { return stores_.at(k).address; }
+  // When the byte at host address `address` of store k became durable
+  // (not_durable: never); not_durable too for an address outside it.
+  picos durable_time(std::size_t k, std::uint64_t address) const;
   // An instruction of `lanes` issues on SM `sm`: their staged stores enter
   // the L1 now, at the simulated addresses `simulated` gives. Call before
   // the memory model sees the instruction (simulated pages are numbered in
@@ -74,7 +84,15 @@ class durability_tracker final : public pm_write_listener {
   template <class Put>
   void split(const void* p, std::uint32_t bytes, std::uint64_t at, Put put);
 
+  struct store_record {
+    std::uint64_t address = 0;
+    durable_log::piece_id first = 0;  // its pieces are consecutive
+    std::uint32_t pieces = 0;
+  };
+
   std::uint32_t line_bytes_, sector_bytes_;
+  bool remember_ = false;
+  std::vector<store_record> stores_;
   durable_log log_;
   std::unordered_map<std::uint64_t, std::vector<waiting_piece>> staged_;   // by lane
   std::unordered_map<std::uint64_t, std::vector<waiting_piece>> in_l1_;    // by key(sm, line)

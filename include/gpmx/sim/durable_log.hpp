@@ -58,6 +58,8 @@ class durable_log {
   std::vector<file_image> files_at(picos t) const;
 
   std::size_t pieces() const { return pieces_.size(); }
+  std::uint32_t bytes_of(piece_id id) const { return pieces_.at(id).bytes; }
+  picos durable_time(piece_id id) const { return pieces_.at(id).durable; }
   std::size_t pieces_not_durable() const;
   std::size_t pieces_durable_by(picos t) const;
   std::uint64_t bytes_taken() const { return data_.size(); }

@@ -63,13 +63,29 @@ class gpu_model final : public timing_model {
   // makes it durable (not owned; null: none). Set before the run maps its
   // pools. Costs a copy of each PM store; the timing is unchanged.
   void track_durability(durability_tracker* t);
+  // Another observer that sees every event of the run too, as if it were
+  // the launch's and the host's observer (a trace recorder, so one timed
+  // run is also traced); not owned; set before the run maps its pools.
+  void set_passenger(observer* o) { passenger_ = o; }
+
+  // The observer side (gpu_model_observer.cpp): the tracker's and the
+  // passenger's events.
+  void kernel_begin(std::string_view name, dim3 grid, dim3 block, const source_loc& site) override;
+  void kernel_end(std::string_view name) override;
   void access(const thread_coords& c, mem_space s, access_kind k, const void* p, std::size_t bytes,
-              const source_loc&) override;
-  void atomic(const thread_coords& c, atomic_op op, scope, const void* p, std::size_t bytes, std::uint64_t,
-              std::uint64_t, const source_loc&) override;
-  void flag(const thread_coords& c, flag_op op, scope, const void* p, std::size_t bytes, std::uint64_t,
-            const source_loc&) override;
-  void host_persist(const void* p, std::uint64_t bytes, const source_loc&) override;
+              const source_loc& loc) override;
+  void ordering(const thread_coords& c, ordering_op op, const source_loc& loc) override;
+  void persist_range(const thread_coords& c, const void* p, std::size_t bytes, const source_loc& loc) override;
+  void flag(const thread_coords& c, flag_op op, scope s, const void* p, std::size_t bytes, std::uint64_t value,
+            const source_loc& loc) override;
+  void atomic(const thread_coords& c, atomic_op op, scope s, const void* p, std::size_t bytes, std::uint64_t operand,
+              std::uint64_t result, const source_loc& loc) override;
+  void barrier(const thread_coords& c, const source_loc& loc) override;
+  void warp_collective(const thread_coords& c, warp_op op, std::uint32_t mask, const source_loc& loc) override;
+  void schedule_choice(std::uint64_t block, std::uint32_t choices, std::uint32_t picked) override;
+  void agent_step(std::string_view agent) override;
+  void host_persist(const void* p, std::uint64_t bytes, const source_loc& loc) override;
+  void host_detached() override;
 
   const sim_config& config() const { return mem_.config(); }
   const memory_system& memory() const { return mem_; }
@@ -105,6 +121,7 @@ class gpu_model final : public timing_model {
   run_totals totals_;
   launch_record current_;
   durability_tracker* tracker_ = nullptr;
+  observer* passenger_ = nullptr;
   bool in_launch_ = false;
 };
 
