@@ -107,6 +107,15 @@ std::size_t durable_log::pieces_not_durable() const {
   return std::size_t(std::count_if(pieces_.begin(), pieces_.end(), [](const piece& p) { return p.durable == not_durable; }));
 }
 
+std::vector<picos> durable_log::durable_times() const {
+  std::vector<picos> t;
+  for (const piece& p : pieces_)
+    if (p.durable != not_durable) t.push_back(p.durable);
+  std::sort(t.begin(), t.end());
+  t.erase(std::unique(t.begin(), t.end()), t.end());
+  return t;
+}
+
 std::size_t durable_log::pieces_durable_by(picos t) const {
   return std::size_t(std::count_if(pieces_.begin(), pieces_.end(), [t](const piece& p) { return p.durable <= t; }));
 }

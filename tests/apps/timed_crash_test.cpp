@@ -5,10 +5,13 @@
 // verify (docs/sim-persistency.md, "Crash images").
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "common/registry.hpp"
+#include "gpmx/sim/canonical_memory.hpp"
 #include "gpmx/sim/durability_tracker.hpp"
 #include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/support/scratch_dir.hpp"
@@ -49,6 +52,7 @@ TEST_P(TimedCrash, TheNVMAtAnyCycleRecoversAndVerifies) {
   sim::durability_tracker tracker(c.l1.line, c.l1.sector);
   gpu.track_durability(&tracker);
   {
+    const sim::canonical_kernel_memory placement;  // the same cycles whatever the heap holds
     cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
     w.run({ex, run_dir, pm::durability::none}, resolve_params(w, w.small_params()), GetParam().s);
   }
@@ -57,11 +61,16 @@ TEST_P(TimedCrash, TheNVMAtAnyCycleRecoversAndVerifies) {
   const sim::picos end = gpu.totals().end;
   ASSERT_GT(end, 0u);
 
-  constexpr unsigned points = 12;
+  // The images change only when a write becomes durable: a crash at each
+  // such time (up to GPMX_TIMED_CRASH_IMAGES of them, evenly chosen;
+  // default 48), at time 0 and past the end.
+  const std::vector<sim::picos> times = tracker.log().durable_times();
+  const char* most_text = std::getenv("GPMX_TIMED_CRASH_IMAGES");
+  const std::size_t most = std::min<std::size_t>(times.size(), most_text ? std::stoul(most_text) : 48);
+  std::vector<sim::picos> crashes = {0, end + 1};
+  for (std::size_t k = 0; k < most; ++k) crashes.push_back(times[k * times.size() / most]);
   unsigned repaired = 0;
-  for (unsigned k = 0; k <= points; ++k) {
-    // Evenly over the run, the last a little past its end.
-    const sim::picos at = end / points * k + (k == points ? 1 : 0);
+  for (const sim::picos at : crashes) {
     fs::remove_all(crashed);
     fs::copy(run_dir, crashed, fs::copy_options::recursive);
     std::vector<sim::durable_log::file_image> images = tracker.log().files_at(at);

@@ -11,6 +11,7 @@
 #include "common/registry.hpp"
 #include "gpmx/check/durable_order.hpp"
 #include "gpmx/check/persist_order.hpp"
+#include "gpmx/sim/canonical_memory.hpp"
 #include "gpmx/sim/durability_tracker.hpp"
 #include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/support/scratch_dir.hpp"
@@ -57,6 +58,7 @@ TEST_P(TimedOrder, TheHardwareMakesStoresDurableInAnOrderTheModelAllows) {
   trace::recorder recorder;
   gpu.set_passenger(&recorder);
   {
+    const sim::canonical_kernel_memory placement;  // the same cycles whatever the heap holds
     cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
     w.run({ex, dir.path(), pm::durability::none}, resolve_params(w, w.small_params()), GetParam().s);
   }

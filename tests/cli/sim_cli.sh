@@ -66,6 +66,13 @@ python3 -c 'import json; d=json.load(open("out.txt"))["durable_order"]; assert d
   || { echo "FAIL: --check-order should check scan's stores against sbrp and find nothing"; failures=$((failures + 1)); }
 expect 0 "$gpmx" sim gpkvs --check-order --data d10
 has 'durable order against the epoch persist order'
+# A seeded bug runs in its own style; at this cycle its image does not verify.
+expect 0 "$gpmx" sim hashmap --bug log-after-update --crash-at 7000 --data d11
+expect 0 "$gpmx" recover hashmap --data d11
+expect 1 "$gpmx" verify hashmap --data d11
+has 'the replay of 0 batches'
+expect 2 "$gpmx" sim hashmap --bug no-such-bug
+has_err 'no-such-bug'
 expect 2 "$gpmx" sim reduction --crash-at soon
 has_err 'soon'
 expect 2 "$gpmx" sim bam-bfs --crash-at 5

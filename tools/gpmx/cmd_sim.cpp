@@ -31,10 +31,11 @@ namespace gpmx::cli {
 namespace {
 
 struct sim_args {
-  std::string workload, style = "epoch", data = "gpmx-data", config = "sbrp-table1", out, device = "optane-p5800x";
+  std::string workload, style = "epoch", bug, data = "gpmx-data", config = "sbrp-table1", out, device = "optane-p5800x";
   std::vector<std::string> param_texts, sets;
   std::uint64_t seed = 1;
   std::optional<std::uint64_t> crash_at;  // cycles of the core clock
+  bool style_given = false;
   bool full_size = false, json = false, quiet = false, list_configs = false, bench = false, check_order = false;
   bench::sim_bench_options bench_opts;
 };
@@ -99,7 +100,10 @@ void do_sim(const sim_args& a) {
   apps::params given = a.full_size ? apps::params{} : w.small_params();
   for (const std::string& t : a.param_texts) apps::parse_param(t, given);
   const apps::params p = apps::resolve_params(w, given);
-  const apps::style s = apps::parse_style(a.style);
+  // A seeded bug runs in the style it is written in unless --style says
+  // otherwise (then the run refuses it, naming both).
+  const apps::style s =
+      !a.bug.empty() && !a.style_given ? apps::find_seeded_bug(w, a.bug).s : apps::parse_style(a.style);
   const sim::sim_config c = configure(a);
   const std::filesystem::path dir = std::filesystem::path(a.data) / a.workload;
   const auto lock = apps::lock_workload_directory(dir, true);
@@ -122,7 +126,9 @@ void do_sim(const sim_args& a) {
     const sim::canonical_kernel_memory placement;  // cycles independent of the host's heap
     cpu::executor ex({.policy = cpu::schedule::timed, .seed = a.seed, .timing = &gpu});
     progress_bar bar(fmt::format("sim {}", a.workload), !a.quiet && !a.json);
-    rep = w.run({ex, dir, pm::durability::none, [&bar](double f) { bar.update(f); }}, p, s);
+    apps::env e{ex, dir, pm::durability::none, [&bar](double f) { bar.update(f); }};
+    e.bug = a.bug;
+    rep = w.run(e, p, s);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Verified on the cpu schedule: checking is not part of the simulated run.
@@ -163,6 +169,7 @@ void register_sim(CLI::App& app) {
   sub->add_option("--crash-at", a->crash_at,
                   "CYCLE: after the run, leave the pool files as the simulated NVM held them at this cycle "
                   "(then gpmx recover and gpmx verify)");
+  sub->add_option("--bug", a->bug, "run with a seeded bug (gpmx check W --list-bugs), in its style");
   sub->add_flag("--check-order", a->check_order,
                "trace the run too and check that the hardware made PM stores durable in an order the "
                "workload's persistency model allows (exit 1 if not)");
@@ -182,6 +189,7 @@ void register_sim(CLI::App& app) {
   register_sim_figure(*sub);
   sub->callback([a, sub] {
     if (sub->got_subcommand("figure")) return;  // gpmx sim figure N ran instead
+    a->style_given = sub->count("--style") > 0;
     do_sim(*a);
   });
 }

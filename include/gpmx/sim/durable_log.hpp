@@ -61,6 +61,9 @@ class durable_log {
   std::uint32_t bytes_of(piece_id id) const { return pieces_.at(id).bytes; }
   picos durable_time(piece_id id) const { return pieces_.at(id).durable; }
   std::size_t pieces_not_durable() const;
+  // Every time at which some piece became durable, in order: the images
+  // change only there, so a crash at each gives every image the run left.
+  std::vector<picos> durable_times() const;
   std::size_t pieces_durable_by(picos t) const;
   std::uint64_t bytes_taken() const { return data_.size(); }
 
