@@ -73,6 +73,16 @@ expect 1 "$gpmx" verify hashmap --data d11
 has 'the replay of 0 batches'
 expect 2 "$gpmx" sim hashmap --bug no-such-bug
 has_err 'no-such-bug'
+# A crash halfway through the middle launch, and the recovery timed too.
+expect 0 "$gpmx" sim hashmap --crash-at launch:mid:50% --time-recovery --json --data d12
+python3 -c 'import json; r=json.load(open("out.txt"))["recovery"]; assert r["verified"] and r["kernel_cycles"] > 0 and r["repaired"], r' \
+  || { echo "FAIL: the timed recovery should repair hashmap and verify"; failures=$((failures + 1)); }
+expect 2 "$gpmx" sim hashmap --crash-at launch:99:50%
+has_err 'launches'
+expect 2 "$gpmx" sim hashmap --crash-at launch:mid:150%
+has_err '150%'
+expect 2 "$gpmx" sim hashmap --time-recovery
+has_err 'needs --crash-at'
 expect 2 "$gpmx" sim reduction --crash-at soon
 has_err 'soon'
 expect 2 "$gpmx" sim bam-bfs --crash-at 5

@@ -30,6 +30,20 @@ for s in f["series"]:
 PY
 expect 0 "$gpmx" sim figure 7 --small --jobs 2 --out figs --json --quiet
 has '"scopes (far)"'
+# Figure 11: each run crashed halfway through its middle launch, its
+# recovery timed; each bar is the ratio of the recoveries' kernel times.
+expect 0 "$gpmx" sim figure 11 --small --jobs 2 --out figs --quiet
+has 'SBRP-far'
+has '(1.10)'
+python3 - <<'PY' || { echo "FAIL: figure 11's JSON does not add up"; failures=$((failures + 1)); }
+import json, math
+f = json.load(open("figs/figure-11/figure-11.json"))
+assert all(r["verified"] for r in f["runs"]), [r for r in f["runs"] if not r["verified"]]
+for s in f["series"]:
+    for b in s["bars"]:
+        if b["gpmx"] is not None:
+            assert math.isclose(b["gpmx"], b["subject_recovery_ps"] / b["baseline_recovery_ps"]), b
+PY
 expect 2 "$gpmx" sim figure 6 --small --set persist.nonsense=1
 grep -q "persist.nonsense" err.txt || { echo "FAIL: the error does not name the key"; cat err.txt; failures=$((failures + 1)); }
 expect 2 "$gpmx" sim figure 42

@@ -25,6 +25,7 @@
 #include "gpmx/trace/recorder.hpp"
 #include "sim_crash_image.hpp"
 #include "sim_order_check.hpp"
+#include "sim_recovery_timing.hpp"
 #include "sim_storage.hpp"
 
 namespace gpmx::cli {
@@ -34,7 +35,8 @@ struct sim_args {
   std::string workload, style = "epoch", bug, data = "gpmx-data", config = "sbrp-table1", out, device = "optane-p5800x";
   std::vector<std::string> param_texts, sets;
   std::uint64_t seed = 1;
-  std::optional<std::uint64_t> crash_at;  // cycles of the core clock
+  std::optional<std::string> crash_at;  // cycles of the core clock, or "P%" of the run
+  bool time_recovery = false;
   bool style_given = false;
   bool full_size = false, json = false, quiet = false, list_configs = false, bench = false, check_order = false;
   bench::sim_bench_options bench_opts;
@@ -102,6 +104,8 @@ void do_sim(const sim_args& a) {
   const apps::params p = apps::resolve_params(w, given);
   // A seeded bug runs in the style it is written in unless --style says
   // otherwise (then the run refuses it, naming both).
+  if (a.time_recovery && !a.crash_at) throw config_error("gpmx sim: --time-recovery needs --crash-at");
+  if (a.crash_at) (void)crash_cycle(*a.crash_at, {}, 1);  // a bad value is refused before the run
   const apps::style s =
       !a.bug.empty() && !a.style_given ? apps::find_seeded_bug(w, a.bug).s : apps::parse_style(a.style);
   const sim::sim_config c = configure(a);
@@ -143,14 +147,21 @@ void do_sim(const sim_args& a) {
     order = check_sim_order(recorder.take(), *tracker, std::string(apps::to_string(s)), c.clock.core_mhz);
   if (order) j["durable_order"] = to_json(*order);
   std::optional<crash_image_summary> crash;
-  if (a.crash_at && v.ok) crash = write_crash_image(*tracker, gpu, *a.crash_at);
+  if (a.crash_at && v.ok) {
+    crash = write_crash_image(*tracker, gpu, crash_cycle(*a.crash_at, gpu.totals(), c.clock.core_mhz));
+  }
   if (crash) j["crash"] = to_json(*crash);
+  std::optional<recovery_timing> recovery;
+  if (crash && a.time_recovery) recovery = time_recovery(w, dir, c, a.seed);
+  if (recovery) j["recovery"] = to_json(*recovery);
   if (!a.out.empty()) std::ofstream(a.out) << j.dump(2) << "\n";
   if (a.json) fmt::print("{}\n", j.dump(2));
   else fmt::print("{}", sim::report_table(gpu, sum));
   if (order && !a.json) print_order_check(*order);
-  if (crash && !a.json) print_crash_image(*crash, a.workload, a.data);
-  if (!v.ok || (order && order->result.violations != 0)) throw exit_request{exit_check_failed};
+  if (crash && !a.json && !recovery) print_crash_image(*crash, a.workload, a.data);
+  if (crash && !a.json && recovery) print_recovery_timing(*recovery);
+  if (!v.ok || (order && order->result.violations != 0) || (recovery && !recovery->verified))
+    throw exit_request{exit_check_failed};
 }
 
 }  // namespace
@@ -167,8 +178,11 @@ void register_sim(CLI::App& app) {
   sub->add_option("--seed", a->seed, "seed of the pools' identities (the timed schedule makes no random "
                                      "choice)")->capture_default_str();
   sub->add_option("--crash-at", a->crash_at,
-                  "CYCLE: after the run, leave the pool files as the simulated NVM held them at this cycle "
-                  "(then gpmx recover and gpmx verify)");
+                  "CYCLE, P% or launch:K:P%: after the run, leave the pool files as the simulated NVM held them "
+                  "at this cycle, share of the run, or share of launch K (mid: the middle one); then gpmx "
+                  "recover and gpmx verify");
+  sub->add_flag("--time-recovery", a->time_recovery,
+                "with --crash-at: run the workload's recovery on the image in the timed mode and report its time");
   sub->add_option("--bug", a->bug, "run with a seeded bug (gpmx check W --list-bugs), in its style");
   sub->add_flag("--check-order", a->check_order,
                "trace the run too and check that the hardware made PM stores durable in an order the "

@@ -45,11 +45,12 @@ struct run_result {
   bool ok = false;  // the run ended and wrote its report
   bool verified = false;
   double kernel_ps = 0, pm_read_misses = 0, wall = 0;
+  double recovery_ps = std::nan("");  // --time-recovery runs only
   std::string error;
 };
 
 std::string key_of(const std::string& w, const config& c) {
-  return fmt::format("{}|{}|{}", w, c.style, fmt::join(c.sets, ","));
+  return fmt::format("{}|{}|{}|{}", w, c.style, fmt::join(c.sets, ","), fmt::join(c.args, " "));
 }
 
 run_result read_result(const child_run& r, const fs::path& json) {
@@ -67,6 +68,14 @@ run_result read_result(const child_run& r, const fs::path& json) {
     out.wall = j.at("wall_seconds").get<double>();
     out.ok = true;
     if (!out.verified) out.error = "the workload's verify failed: " + j.value("verify_detail", std::string());
+    if (j.contains("recovery")) {
+      const nlohmann::json& rec = j.at("recovery");
+      out.recovery_ps = rec.at("kernel_ps").get<double>();
+      if (!rec.at("verified").get<bool>()) {
+        out.verified = false;  // a run whose recovery left wrong data counts as a failed run
+        out.error = "the workload did not verify after its recovery: " + rec.value("verify_detail", std::string());
+      }
+    }
   } catch (const std::exception& e) {
     out.error = fmt::format("unreadable report {}: {}", json.string(), e.what());
   }
@@ -83,6 +92,8 @@ double bar_value(const figures::series_def& s, const run_result& subject, const 
     case metric::speedup: return baseline.kernel_ps / subject.kernel_ps;
     case metric::pm_read_misses:
       return baseline.pm_read_misses > 0 ? subject.pm_read_misses / baseline.pm_read_misses : nan;
+    case metric::recovery_time:
+      return subject.recovery_ps > 0 && baseline.recovery_ps > 0 ? subject.recovery_ps / baseline.recovery_ps : nan;
     case metric::scope_share: {
       // Below 1% of the baseline's time there is no gain to split (the
       // share of a vanishing gain is noise).
@@ -184,6 +195,7 @@ void do_figure(const figure_args& a) {
     r.args = {"sim", w, "--style", c.style, "--json", "--quiet", "--out",
               (work / "runs" / fmt::format("{:03}.json", i)).string(), "--data", (data / fmt::format("{:03}", i)).string()};
     for (const std::string& s : c.sets) r.args.insert(r.args.end(), {"--set", s});
+    r.args.insert(r.args.end(), c.args.begin(), c.args.end());
     for (const std::string& s : a.sets) r.args.insert(r.args.end(), {"--set", s});
     if (!a.small)
       for (const std::string& p : figures::workload_params(w)) r.args.insert(r.args.end(), {"-p", p});
@@ -246,6 +258,10 @@ void do_figure(const figure_args& a) {
       nlohmann::json b = {{"workload", w}, {"gpmx", std::isnan(v) ? nlohmann::json() : nlohmann::json(v)},
                           {"subject_kernel_ps", sub.kernel_ps}, {"baseline_kernel_ps", base.kernel_ps}};
       if (p != fig.paper.end()) b["paper"] = p->second;
+      if (s.m == metric::recovery_time) {
+        b["subject_recovery_ps"] = std::isnan(sub.recovery_ps) ? nlohmann::json() : nlohmann::json(sub.recovery_ps);
+        b["baseline_recovery_ps"] = std::isnan(base.recovery_ps) ? nlohmann::json() : nlohmann::json(base.recovery_ps);
+      }
       bars.push_back(b);
       csv += fmt::format("{},{},{},{},{}\n", fig.id, s.name, w, std::isnan(v) ? "" : fmt::format("{:.4f}", v),
                          p != fig.paper.end() ? fmt::format("{:.4f}", p->second) : "");

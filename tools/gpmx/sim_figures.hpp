@@ -1,5 +1,5 @@
 #pragma once
-// SBRP's evaluation (sections 7.2-7.3, Figures 6-10) as `gpmx sim` runs:
+// SBRP's evaluation (sections 7.2-7.3, Figures 6-11) as `gpmx sim` runs:
 // which configurations each figure compares, on which workloads and sizes,
 // how a bar is computed from the runs, and the paper's numbers where its
 // text gives them (docs/reproduction.md).
@@ -15,12 +15,14 @@ namespace gpmx::cli::figures {
 struct config {
   std::string style;              // epoch or sbrp
   std::vector<std::string> sets;  // --set KEY=VALUE
+  std::vector<std::string> args = {};  // more of gpmx sim's options (Figure 11: the crash and the recovery)
 };
 
 enum class metric : std::uint8_t {
   speedup,         // kernel time of the baseline over the subject's (higher: the subject is faster)
   pm_read_misses,  // the subject's L1 read misses on PM data over the baseline's (lower: fewer)
   scope_share,     // share of SBRP's gain over epoch that scopes give: (promoted - sbrp) / (epoch - sbrp)
+  recovery_time,   // the subject's recovery kernel time over the baseline's (higher: the subject recovers slower)
 };
 
 struct series_def {
