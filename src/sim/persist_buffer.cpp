@@ -23,10 +23,12 @@ void pb_stats::add(const pb_stats& o) {
   merged_points += o.merged_points;
 }
 
-persist_buffer::persist_buffer(std::uint32_t entries, flush_policy policy, std::uint32_t window)
+persist_buffer::persist_buffer(std::uint32_t entries, flush_policy policy, std::uint32_t window,
+                               bool full_past_window)
     : capacity_(std::max<std::uint32_t>(entries, 1)),
       policy_(policy),
       window_(std::max<std::uint32_t>(window, 1)),
+      full_past_window_(full_past_window),
       warp_order_(64, 0),
       warp_last_(64, 0) {}
 
@@ -177,7 +179,8 @@ void persist_buffer::pump(picos t, pb_memory& m, bool force, std::uint64_t throu
       if (!force) {
         const bool needed = !ordering_seqs_.empty() || live_ >= capacity_ || !want_slot_.empty();
         if (policy_ == flush_policy::lazy && !needed) break;
-        if (policy_ == flush_policy::window && acks_.size() >= window_) break;
+        const std::size_t past = full_past_window_ ? want_slot_.size() : 0;  // stores waiting on a full buffer
+        if (policy_ == flush_policy::window && acks_.size() >= window_ + past) break;
       }
       // FIFO order: a persist whose warps passed an ordering point waits at
       // the head until ACTR is zero, and what is behind it waits too (as

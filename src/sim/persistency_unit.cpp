@@ -18,7 +18,7 @@ persistency_unit::persistency_unit(memory_system& mem)
       std::uint32_t(std::max(1.0, std::round(double(l1_lines) * c.persist.buffer_percent / 100.0)));
   sms_.reserve(c.sm.count);
   for (std::uint32_t i = 0; i < c.sm.count; ++i) {
-    sms_.push_back(per_sm{persist_buffer(entries, c.persist.flush, c.persist.window), sm_port{}, 0,
+    sms_.push_back(per_sm{persist_buffer(entries, c.persist.flush, c.persist.window, c.persist.full_past_window), sm_port{}, 0,
                           std::vector<slot_owner>(64)});
     sms_.back().port.mem = &mem_;
     sms_.back().port.sm = i;

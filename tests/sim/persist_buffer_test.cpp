@@ -179,6 +179,25 @@ TEST(PersistBuffer, AFullBufferHoldsTheStoreUntilAnEntryLeaves) {
   EXPECT_EQ(pb.size(), 2u);
 }
 
+// SBRP's simulator flushes past its window when a store finds the buffer
+// full (persist.full_past_window): the store waits only for its entry.
+TEST(PersistBuffer, WithFullPastWindowAWaitingStoreSendsOnePersistPastTheWindow) {
+  recording_memory m;
+  persist_buffer pb(2, flush_policy::window, 1, true);
+  EXPECT_TRUE(pb.store(X, 0x1, 1, 0, m));  // written: the window (1) is full until 1000
+  EXPECT_TRUE(pb.store(A, 0x1, 0, 1, m));
+  EXPECT_TRUE(pb.store(B, 0x1, 0, 2, m));
+  EXPECT_EQ(m.writes.size(), 1u);  // the window holds while nothing waits
+  EXPECT_FALSE(pb.store(C, 0x1, 0, 3, m));  // full: A goes past the window, C takes its entry at once
+  pb.advance(3, m);
+  ASSERT_EQ(pb.ready_wakes().size(), 1u);
+  EXPECT_EQ(pb.ready_wakes()[0].at, 3u);
+  EXPECT_EQ(m.written_at(A), 3u);
+  EXPECT_EQ(m.written_at(B), ~picos(0));  // one past the window per waiting store, not more
+  EXPECT_EQ(pb.stats().full_stalls, 1u);
+  EXPECT_EQ(pb.size(), 2u);
+}
+
 TEST(PersistBuffer, AnEvictionBehindAnOrderingEntryWaitsForTheEntriesBeforeIt) {
   recording_memory m;
   persist_buffer pb(256, flush_policy::lazy, 6);

@@ -10,6 +10,9 @@
 #include "gpmx/pm/pool_identity.hpp"
 #include "gpmx/sim/canonical_memory.hpp"
 #include "gpmx/sim/gpu_model.hpp"
+#include "gpmx/sim/report.hpp"
+
+#include <map>
 
 namespace gpmx::cli {
 
@@ -30,6 +33,12 @@ recovery_timing time_recovery(apps::workload& w, const std::filesystem::path& di
   r.kernel_ps = double(gpu.totals().kernel_time());
   r.cycles = sim::picos_to_cycles(gpu.totals().kernel_time(), c.clock.core_mhz);
   r.launches = gpu.totals().launches.size();
+  for (unsigned k = 0; k < stall_reason_count; ++k) {
+    double picos = 0;
+    for (const sm_activity& s : gpu.totals().sms) picos += double(s.stalled[k]);
+    r.stalls.emplace_back(to_string(stall_reason(k)), sim::picos_to_cycles_exact(sim::picos(picos), c.clock.core_mhz));
+  }
+  r.persistency = sim::report_json(gpu, sim::run_summary{std::string(w.name()), "", {}, 0, true, ""}).at("persistency");
   cpu::executor check_ex;
   const apps::verify_report v = w.verify({check_ex, dir});
   r.verified = v.ok;
@@ -40,7 +49,9 @@ recovery_timing time_recovery(apps::workload& w, const std::filesystem::path& di
 nlohmann::json to_json(const recovery_timing& r) {
   return {{"kernel_ps", r.kernel_ps}, {"kernel_cycles", r.cycles}, {"launches", r.launches},
           {"repaired", r.repaired},   {"what", r.what},            {"verified", r.verified},
-          {"verify_detail", r.verify_detail}, {"wall_seconds", r.wall_seconds}};
+          {"verify_detail", r.verify_detail}, {"wall_seconds", r.wall_seconds},
+          {"stall_cycles", nlohmann::json(std::map<std::string, double>(r.stalls.begin(), r.stalls.end()))},
+          {"persistency", r.persistency}};
 }
 
 void print_recovery_timing(const recovery_timing& r) {

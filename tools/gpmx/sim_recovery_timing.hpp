@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +25,10 @@ struct recovery_timing {
   bool verified = false;        // the workload's verify after it
   std::string verify_detail;
   double wall_seconds = 0;
+  // Scheduler cycles by what the warps waited for, summed over SMs (as in
+  // gpmx sim's report), and the persist buffers' counters.
+  std::vector<std::pair<std::string, double>> stalls;
+  nlohmann::json persistency;
 };
 
 recovery_timing time_recovery(apps::workload& w, const std::filesystem::path& dir, const sim::sim_config& c,

@@ -130,6 +130,10 @@ struct sim_config {
     // Kernel end: the buffers drain in order (the formal model's rule), or
     // all at once, ordering ignored (to measure what order costs there).
     bool ordered_drain = true;
+    // window: a store waiting for a full buffer's entry sends one more
+    // persist past the window (SBRP's simulator flushes, ignoring its
+    // limit, when a store finds the buffer full); false: the window holds.
+    bool full_past_window = false;
   } persist;
 
   struct {

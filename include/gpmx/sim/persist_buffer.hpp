@@ -59,7 +59,9 @@ class persist_buffer {
     picos at;
   };
 
-  persist_buffer(std::uint32_t entries, flush_policy policy, std::uint32_t window);
+  // `full_past_window`: under the window policy, each store waiting for an
+  // entry of a full buffer lets one more persist go past the window.
+  persist_buffer(std::uint32_t entries, flush_policy policy, std::uint32_t window, bool full_past_window = false);
 
   // A store of `warp` made `sectors` of `line` dirty in the L1 at `t`.
   // Returns true when the store is in the buffer (a new entry, or merged
@@ -139,6 +141,7 @@ class persist_buffer {
   std::uint32_t capacity_;
   flush_policy policy_;
   std::uint32_t window_;
+  bool full_past_window_;
   std::deque<entry> fifo_;          // from head_seq_ on; gone entries are tombstones
   std::uint64_t head_seq_ = 0, next_seq_ = 0;
   std::uint32_t live_ = 0;          // entries not gone
