@@ -48,6 +48,7 @@ picos durability_tracker::durable_time(std::size_t k, std::uint64_t address) con
 void durability_tracker::issuing(std::uint32_t sm, const std::uint64_t* lanes, std::uint32_t count,
                                  const address_map& simulated) {
   this_issue_.clear();
+  access_from_ = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     const auto it = staged_.find(lanes[i]);
     if (it == staged_.end()) continue;
@@ -63,8 +64,10 @@ void durability_tracker::will_write(std::uint32_t sm, std::uint64_t lane, std::u
   planned p{sm, at, not_durable};
   const std::uint64_t line = line_of(at);
   const std::uint32_t bit = 1u << sector_of(at);
-  for (const written& w : this_issue_)
+  for (std::size_t i = access_from_; i < this_issue_.size(); ++i) {
+    const written& w = this_issue_[i];
     if (w.line == line && (w.sectors & bit)) p.durable = std::min(p.durable, w.durable);
+  }
   planned_[lane] = p;
 }
 

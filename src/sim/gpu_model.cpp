@@ -166,6 +166,7 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
       const bool flag = op.kind == timed_kind::flag_acquire || op.kind == timed_kind::flag_release || op.acquire;
       r.atomic = !(flag && persist_.effective(op.sc) == scope::block);
       r.atomic_scope = op.sc == scope::system ? scope::system : scope::device;
+      if (tracker_) tracker_->access_begins();
       const request_timing t = mem_.access(r, start);
       if (tracker_) tracking_after(in, op);
       if (held) return {vtime_never, next, stall_reason::ordering};

@@ -47,6 +47,10 @@ class durability_tracker final : public pm_write_listener {
   // the order they are first touched: asking earlier would change them).
   using address_map = std::function<std::uint64_t(const void*)>;
   void issuing(std::uint32_t sm, const std::uint64_t* lanes, std::uint32_t count, const address_map& simulated);
+  // The instruction's own memory access starts: only writes from here on
+  // can carry what its lanes will write (a release's persists, flushed
+  // before its flag, cannot).
+  void access_begins() { access_from_ = this_issue_.size(); }
   // After the model saw it: lane `lane` will perform a PM write at
   // simulated address `at` (an atomic or a release) once it resumes.
   void will_write(std::uint32_t sm, std::uint64_t lane, std::uint64_t at);
@@ -98,6 +102,7 @@ class durability_tracker final : public pm_write_listener {
   std::unordered_map<std::uint64_t, std::vector<waiting_piece>> in_l1_;    // by key(sm, line)
   std::unordered_map<std::uint64_t, planned> planned_;                     // by lane
   std::vector<written> this_issue_;
+  std::size_t access_from_ = 0;
 };
 
 }  // namespace gpmx::sim
