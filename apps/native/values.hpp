@@ -22,12 +22,13 @@ GPMX_HD inline std::uint64_t input_value(std::uint64_t seed, std::uint64_t i) {
   return (k & 0xffffffffull) | 1;
 }
 
-// Sum of in[first, first + n), read through the thread's view.
-template <class Ctx>
-GPMX_HD std::uint64_t chunk_sum(Ctx& t, pm::pm_span<std::uint64_t> in, std::uint64_t first, std::uint32_t n) {
+// Sum of the n elements in[first + k * step], read through the thread's view
+// (of PM, or of device memory).
+template <class Ctx, class Span>
+GPMX_HD std::uint64_t chunk_sum(Ctx& t, Span in, std::uint64_t first, std::uint32_t n, std::uint64_t step = 1) {
   const auto v = in.bind(t);
   std::uint64_t s = 0;
-  for (std::uint32_t i = 0; i < n; ++i) s += v[first + i];
+  for (std::uint32_t i = 0; i < n; ++i) s += v[first + i * step];
   return s;
 }
 

@@ -20,6 +20,15 @@ namespace gpmx::apps::reduction {
 
 inline constexpr const char* pool_file = "reduction.pool";
 
+// How the kernel reads its input: from a copy made in device memory first
+// (SBRP's reduction keeps its input there), and interleaved (each thread's
+// elements a grid apart, so loads coalesce, as SBRP's kernel reads) rather
+// than in consecutive runs per thread.
+struct input_layout {
+  bool in_device = false;
+  bool interleaved = false;
+};
+
 class job {
  public:
   // Set-up: the pool with its input written and persisted.
@@ -30,7 +39,8 @@ class job {
   // One launch of the kernel: finishes the sum, skipping what was persisted.
   // final_release is the scope that publishes each block's sum (sbrp):
   // device is correct; block is the seeded bug block-scope-release.
-  void compute(const launch_target& ex, pm::ordering o, scope final_release = scope::device);
+  void compute(const launch_target& ex, pm::ordering o, scope final_release = scope::device,
+               input_layout layout = input_layout{});
   bool finished() const { return total() != native::empty; }
   std::uint64_t total() const { return total_.as<std::uint64_t>()[0]; }
   std::span<const std::uint64_t> partials() const { return partial_.as<const std::uint64_t>(); }
@@ -48,7 +58,7 @@ class job {
 };
 
 // What every slot of `partial` holds after a whole run, computed sequentially.
-std::vector<std::uint64_t> reference_partials(const native::chunked_shape& s);
+std::vector<std::uint64_t> reference_partials(const native::chunked_shape& s, bool interleaved = false);
 // The sum of the input, element by element.
 std::uint64_t reference_total(const native::chunked_shape& s);
 

@@ -22,6 +22,7 @@
 // value instead of recomputing its subtree, and still hands it over.
 #include <cstdint>
 
+#include "gpmx/exec/mem_view.hpp"
 #include "gpmx/exec/memory_scope.hpp"
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/pm/ordering.hpp"
@@ -39,9 +40,17 @@ struct sync_words {
 
 struct kernel_args {
   pm::pm_span<std::uint64_t> input;    // elements
+  // A copy of `input` in device memory, which the kernel reads instead when
+  // it is not empty (as SBRP's reduction keeps its input); recovery still
+  // has the input in PM.
+  global_span<const std::uint64_t> device_input;
   pm::pm_span<std::uint64_t> partial;  // blocks x threads slots
   pm::pm_span<std::uint64_t> total;    // one word
   std::uint32_t per_thread;
+  // 0: a thread sums its own `per_thread` consecutive elements; otherwise
+  // the elements slot, slot + stride, ... (stride: every thread of the
+  // grid), so a warp's loads are coalesced, as SBRP's kernel reads.
+  std::uint64_t stride;
   pm::ordering order;
   // Scope of the release that publishes a block's sum to the final step.
   // Correct code uses device (the final step runs in another block).
@@ -59,7 +68,13 @@ struct reduce_kernel {
     auto part = a.partial.bind(t);
     const std::uint64_t persisted = part[slot];
     const bool done = persisted != native::empty;  // Figure 3 line 3
-    std::uint64_t sum = done ? persisted : native::chunk_sum(t, a.input, slot * a.per_thread, a.per_thread);
+    std::uint64_t sum = persisted;
+    if (!done) {
+      const std::uint64_t first = a.stride != 0 ? slot : slot * a.per_thread;
+      const std::uint64_t step = a.stride != 0 ? a.stride : 1;
+      sum = a.device_input.size() != 0 ? native::chunk_sum(t, a.device_input, first, a.per_thread, step)
+                                       : native::chunk_sum(t, a.input, first, a.per_thread, step);
+    }
 
     for (std::uint32_t s = threads / 2; s >= 1; s /= 2) {
       if (tid >= s && tid < 2 * s) {  // final: persist and hand over

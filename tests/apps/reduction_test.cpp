@@ -5,7 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "common/registry.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/support/scratch_dir.hpp"
+#include "gpmx/trace/recorder.hpp"
 #include "native_test_util.hpp"
 #include "workload_harness.hpp"
 
@@ -64,6 +69,69 @@ TEST(Reduction, RecoveryRecomputesOnlyWhatWasNotPersisted) {
   EXPECT_FALSE(r.recover().repaired) << "recovering a finished sum does nothing";
 }
 
+// SBRP's reduction keeps its input in device memory: with input_in_device
+// the kernel reads a copy made there (no PM load of an input element), and
+// recovery, which finds the input only in PM, copies it again.
+TEST(Reduction, WithTheInputInDeviceMemoryTheKernelReadsNoInputFromPM) {
+  apps::params p = shape_params;
+  p["input_in_device"] = 1;
+  for (apps::style s : {apps::style::epoch, apps::style::sbrp}) {
+    native_run r("reduction", p);
+    r.run(s);
+    const apps::verify_report v = r.verify();
+    ASSERT_TRUE(v.ok) << v.detail;
+    r.poke(apps::reduction::pool_file, "partial", [](std::span<std::uint64_t> slots) {
+      for (std::uint32_t t = 0; t < shape.threads; ++t) slots[shape.threads + t] = native::empty;
+    });
+    r.poke(apps::reduction::pool_file, "total", [](std::span<std::uint64_t> t) { t[0] = native::empty; });
+    EXPECT_TRUE(r.recover().repaired);
+    const apps::verify_report after = r.verify();
+    EXPECT_TRUE(after.ok) << after.detail;
+  }
+  auto pm_reads = [&](std::uint64_t in_device) {
+    apps::workload& w = apps::find_workload("reduction");
+    apps::params q = p;
+    q["input_in_device"] = in_device;
+    scratch_dir dir;
+    trace::recorder rec;
+    {
+      cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = 1, .observer = &rec});
+      w.run({ex, dir.path(), pm::durability::none}, apps::resolve_params(w, q), apps::style::sbrp);
+    }
+    const trace::trace t = rec.take();
+    return std::count_if(t.events.begin(), t.events.end(),
+                         [](const trace::event& e) { return e.kind == trace::event_kind::pm_read; });
+  };
+  EXPECT_EQ(pm_reads(0) - pm_reads(1), std::int64_t(shape.elements));
+}
+
+// Interleaved, each slot sums elements a grid apart: the partial sums differ
+// from the consecutive layout's, the total does not, and recovery keeps the
+// layout the run recorded.
+TEST(Reduction, InterleavedInputGivesItsOwnPartialSumsAndTheSameTotal) {
+  apps::params p = shape_params;
+  p["interleaved"] = 1;
+  p["input_in_device"] = 1;
+  for (apps::style s : {apps::style::epoch, apps::style::sbrp}) {
+    native_run r("reduction", p);
+    r.run(s);
+    ASSERT_TRUE(r.verify().ok) << r.verify().detail;
+    r.poke(apps::reduction::pool_file, "partial", [](std::span<std::uint64_t> slots) {
+      const auto want = apps::reduction::reference_partials(shape, true);
+      EXPECT_TRUE(std::equal(want.begin(), want.end(), slots.begin()));
+      EXPECT_NE(want, apps::reduction::reference_partials(shape, false));
+      for (std::uint32_t t = 0; t < shape.threads; ++t) slots[t] = native::empty;
+    });
+    r.poke(apps::reduction::pool_file, "total", [](std::span<std::uint64_t> t) {
+      EXPECT_EQ(t[0], apps::reduction::reference_total(shape));
+      t[0] = native::empty;
+    });
+    EXPECT_TRUE(r.recover().repaired);
+    const apps::verify_report after = r.verify();
+    EXPECT_TRUE(after.ok) << after.detail;
+  }
+}
+
 TEST(Reduction, VerifyCatchesACorruptedPartialSumAndTotal) {
   native_run r("reduction", shape_params);
   r.run(apps::style::epoch);
@@ -96,6 +164,8 @@ TEST(Reduction, RejectsBadParameters) {
   expect_rejected({{"per_thread", 0}}, "per_thread=0");
   expect_rejected({{"elements", 1000}}, "elements=1000");
   expect_rejected({{"elements", 0}}, "elements=0");
+  expect_rejected({{"input_in_device", 2}}, "input_in_device=2");
+  expect_rejected({{"interleaved", 3}}, "interleaved=3");
 }
 
 // Seeded bug (docs/workloads.md): only a crash can show it.
