@@ -36,6 +36,7 @@ std::vector<timed_case> every_workload() {
 class TimedCrash : public testing::TestWithParam<timed_case> {};
 
 TEST_P(TimedCrash, TheNVMAtAnyCycleRecoversAndVerifies) {
+  if (test::too_big_for_thread_sanitizer(GetParam().workload)) GTEST_SKIP() << "too many mappings under TSan";
   sim::sim_config c;
   if (GetParam().s == style::sbrp) c.persist.model = sim::persist_model::sbrp;
   test::timed_images t(find_workload(GetParam().workload), c);

@@ -16,6 +16,7 @@
 #include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 #include "gpmx/trace/recorder.hpp"
+#include "timed_images.hpp"
 
 namespace {
 using namespace gpmx;
@@ -47,6 +48,7 @@ std::vector<order_case> every_workload() {
 class TimedOrder : public testing::TestWithParam<order_case> {};
 
 TEST_P(TimedOrder, TheHardwareMakesStoresDurableInAnOrderTheModelAllows) {
+  if (test::too_big_for_thread_sanitizer(GetParam().workload)) GTEST_SKIP() << "too many mappings under TSan";
   workload& w = find_workload(GetParam().workload);
   scratch_dir dir;
   sim::sim_config c;
