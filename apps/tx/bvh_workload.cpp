@@ -179,7 +179,6 @@ class bvh_workload final : public workload {
                                  t.internal());
     return v;
   }
-
 };
 
 }  // namespace

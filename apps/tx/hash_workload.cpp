@@ -124,7 +124,6 @@ class hash_workload final : public workload {
                                  where.size(), s.transactions());
     return v;
   }
-
 };
 
 }  // namespace

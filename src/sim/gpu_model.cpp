@@ -45,7 +45,6 @@ timed_machine gpu_model::machine() const {
   return m;
 }
 
-
 // ---- crash images: the tracker's side of an issue ----
 
 void gpu_model::tracking_before(const warp_instruction& in) {

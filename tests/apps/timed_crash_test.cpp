@@ -9,31 +9,13 @@
 #include <vector>
 
 #include "timed_images.hpp"
+#include "workload_cases.hpp"
 
 namespace {
 using namespace gpmx;
 using namespace gpmx::apps;
 
-struct timed_case {
-  std::string workload;
-  style s;
-};
-
-std::string case_name(const testing::TestParamInfo<timed_case>& i) {
-  std::string n = i.param.workload + "_" + std::string(to_string(i.param.s));
-  for (char& c : n)
-    if (c == '-') c = '_';
-  return n;
-}
-
-std::vector<timed_case> every_workload() {
-  std::vector<timed_case> v;
-  for (const auto& w : all_workloads())
-    for (style s : {style::epoch, style::sbrp}) v.push_back({std::string(w->name()), s});
-  return v;
-}
-
-class TimedCrash : public testing::TestWithParam<timed_case> {};
+class TimedCrash : public testing::TestWithParam<test::workload_case> {};
 
 TEST_P(TimedCrash, TheNVMAtAnyCycleRecoversAndVerifies) {
   if (test::too_big_for_thread_sanitizer(GetParam().workload)) GTEST_SKIP() << "too many mappings under TSan";
@@ -61,6 +43,7 @@ TEST_P(TimedCrash, TheNVMAtAnyCycleRecoversAndVerifies) {
   EXPECT_GT(repaired, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryWorkload, TimedCrash, testing::ValuesIn(every_workload()), case_name);
+INSTANTIATE_TEST_SUITE_P(EveryWorkload, TimedCrash, testing::ValuesIn(test::every_workload_in_both_styles()),
+                         test::case_name);
 
 }  // namespace

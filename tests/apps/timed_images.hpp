@@ -1,5 +1,5 @@
 #pragma once
-// The timed-mode crash tests' common steps: a workload run once on the
+// The timed-mode tests' common steps: a workload run once on the
 // simulated GPU with its PM writes followed to durability (kernel buffers
 // placed canonically, so the cycles do not depend on the heap), and one of
 // its crash images recovered and verified in a copy of its directory.
@@ -12,6 +12,7 @@
 
 #include "common/registry.hpp"
 #include "gpmx/sim/canonical_memory.hpp"
+#include "gpmx/sim/crash_image_files.hpp"
 #include "gpmx/sim/durability_tracker.hpp"
 #include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/support/scratch_dir.hpp"

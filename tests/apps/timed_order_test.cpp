@@ -8,15 +8,11 @@
 
 #include <string>
 
-#include "common/registry.hpp"
 #include "gpmx/check/durable_order.hpp"
 #include "gpmx/check/persist_order.hpp"
-#include "gpmx/sim/canonical_memory.hpp"
-#include "gpmx/sim/durability_tracker.hpp"
-#include "gpmx/sim/gpu_model.hpp"
-#include "gpmx/support/scratch_dir.hpp"
 #include "gpmx/trace/recorder.hpp"
 #include "timed_images.hpp"
+#include "workload_cases.hpp"
 
 namespace {
 using namespace gpmx;
@@ -29,10 +25,7 @@ struct order_case {
 };
 
 std::string case_name(const testing::TestParamInfo<order_case>& i) {
-  std::string n = i.param.workload + "_" + std::string(to_string(i.param.s)) + "_on_" + i.param.hardware;
-  for (char& c : n)
-    if (c == '-') c = '_';
-  return n;
+  return test::test_name(i.param.workload + "_" + std::string(to_string(i.param.s)) + "_on_" + i.param.hardware);
 }
 
 std::vector<order_case> every_workload() {
@@ -50,20 +43,14 @@ class TimedOrder : public testing::TestWithParam<order_case> {};
 TEST_P(TimedOrder, TheHardwareMakesStoresDurableInAnOrderTheModelAllows) {
   if (test::too_big_for_thread_sanitizer(GetParam().workload)) GTEST_SKIP() << "too many mappings under TSan";
   workload& w = find_workload(GetParam().workload);
-  scratch_dir dir;
   sim::sim_config c;
   sim::set_parameter(c, "persist.model", GetParam().hardware);
-  sim::gpu_model gpu(c);
-  sim::durability_tracker tracker(c.l1.line, c.l1.sector);
-  tracker.remember_stores();
-  gpu.track_durability(&tracker);
+  test::timed_images run(w, c);
+  run.tracker.remember_stores();
   trace::recorder recorder;
-  gpu.set_passenger(&recorder);
-  {
-    const sim::canonical_kernel_memory placement;  // the same cycles whatever the heap holds
-    cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
-    w.run({ex, dir.path(), pm::durability::none}, resolve_params(w, w.small_params()), GetParam().s);
-  }
+  run.gpu.set_passenger(&recorder);
+  run.run(GetParam().s);
+  const sim::durability_tracker& tracker = run.tracker;
   const trace::trace t = recorder.take();
 
   // The trace's kernel view stores are the tracker's, one for one.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "timed_images.hpp"
+#include "workload_cases.hpp"
 
 namespace {
 using namespace gpmx;
@@ -24,10 +25,7 @@ struct bug_case {
 };
 
 std::string case_name(const testing::TestParamInfo<bug_case>& i) {
-  std::string n = i.param.workload + "_" + i.param.bug;
-  for (char& c : n)
-    if (c == '-') c = '_';
-  return n;
+  return test::test_name(i.param.workload + "_" + i.param.bug);
 }
 
 std::vector<bug_case> every_bug() {

@@ -11,29 +11,14 @@
 #include "common/crash_run.hpp"
 #include "common/registry.hpp"
 #include "gpmx/support/scratch_dir.hpp"
+#include "workload_cases.hpp"
 
 namespace {
 using namespace gpmx;
 using namespace gpmx::apps;
 
-struct workload_case {
-  std::string workload;
-  style s;
-};
-
-std::string case_name(const testing::TestParamInfo<workload_case>& i) {
-  std::string n = i.param.workload + "_" + std::string(to_string(i.param.s));
-  for (char& c : n)
-    if (c == '-') c = '_';
-  return n;
-}
-
-std::vector<workload_case> all_cases() {
-  std::vector<workload_case> v;
-  for (const auto& w : all_workloads())
-    for (style s : {style::epoch, style::sbrp}) v.push_back({std::string(w->name()), s});
-  return v;
-}
+using test::case_name;
+using test::workload_case;
 
 unsigned crash_points() {
   const char* e = std::getenv("GPMX_CRASH_POINTS");
@@ -97,6 +82,7 @@ TEST_P(WorkloadCrash, RecoversFromKillsAtRandomCrashPoints) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllWorkloads, WorkloadCrash, testing::ValuesIn(all_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(AllWorkloads, WorkloadCrash, testing::ValuesIn(test::every_workload_in_both_styles()),
+                         case_name);
 
 }  // namespace

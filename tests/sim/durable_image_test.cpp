@@ -11,6 +11,7 @@
 #include "gpmx/exec/mem_view.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "gpmx/pm/view.hpp"
+#include "gpmx/sim/crash_image_files.hpp"
 #include "gpmx/sim/durability_tracker.hpp"
 #include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/support/scratch_dir.hpp"

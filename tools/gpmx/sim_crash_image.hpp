@@ -27,4 +27,14 @@ crash_image_summary write_crash_image(const sim::durability_tracker& t, const si
 nlohmann::json to_json(const crash_image_summary& s);
 void print_crash_image(const crash_image_summary& s, const std::string& workload, const std::string& data);
 
+// --crash-at's value, as a cycle of the run `t` (its launches):
+//   "40000"            that cycle;
+//   "50%"              that share of the run;
+//   "launch:K:50%"     that share of launch K (from 0; "mid": the middle
+//                      launch, n/2 of n), so that runs of one program on
+//                      different hardware crash at the same point of it.
+// Throws config_error naming the text when it is none of these, or names a
+// launch the run did not make. `t` may be empty to check the syntax alone.
+std::uint64_t crash_cycle(const std::string& text, const sim::run_totals& t, std::uint32_t core_mhz);
+
 }  // namespace gpmx::cli

@@ -36,14 +36,4 @@ recovery_timing time_recovery(apps::workload& w, const std::filesystem::path& di
 nlohmann::json to_json(const recovery_timing& r);
 void print_recovery_timing(const recovery_timing& r);
 
-// --crash-at's value, as a cycle of the run `t` (its launches):
-//   "40000"            that cycle;
-//   "50%"              that share of the run;
-//   "launch:K:50%"     that share of launch K (from 0; "mid": the middle
-//                      launch, n/2 of n), so that runs of one program on
-//                      different hardware crash at the same point of it.
-// Throws config_error naming the text when it is none of these, or names a
-// launch the run did not make. `t` may be empty to check the syntax alone.
-std::uint64_t crash_cycle(const std::string& text, const sim::run_totals& t, std::uint32_t core_mhz);
-
 }  // namespace gpmx::cli

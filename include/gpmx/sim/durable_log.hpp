@@ -32,7 +32,7 @@ class durable_log {
   bool inside(const void* p, std::size_t bytes) const;
 
   // Keeps [p, p + bytes) as it is now (a store's value, just made); durable
-  // once durable() says when. Throws std::logic_error outside a mapped pool.
+  // once durable() says when. Throws gpmx::error (usage) outside a mapped pool.
   piece_id take(const void* p, std::uint32_t bytes);
   // The piece reached the persistence domain at `at` (the first call counts).
   void durable(piece_id id, picos at);
@@ -92,14 +92,5 @@ class durable_log {
   std::vector<piece> pieces_;
   std::vector<std::byte> data_;
 };
-
-// Writes the images over the files: an existing image replaces its file's
-// contents (synced); a path the crash would not have held is removed. Paths
-// that no longer exist now (a temporary file renamed away) are left alone.
-// Returns how many files were written and removed.
-struct written_images {
-  std::size_t written = 0, removed = 0;
-};
-written_images write_images(const std::vector<durable_log::file_image>& images);
 
 }  // namespace gpmx::sim
