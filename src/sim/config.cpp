@@ -76,6 +76,7 @@ const std::array params{
     param{"persist.promote_scopes", "", ptype::boolean, GPMX_SIM_FIELD(persist.promote_scopes)},
     param{"persist.ordered_drain", "", ptype::boolean, GPMX_SIM_FIELD(persist.ordered_drain)},
     param{"persist.full_past_window", "", ptype::boolean, GPMX_SIM_FIELD(persist.full_past_window)},
+    param{"persist.epoch_sync_barriers", "", ptype::boolean, GPMX_SIM_FIELD(persist.epoch_sync_barriers)},
     param{"host.llc_size", "bytes", ptype::u64, GPMX_SIM_FIELD(host.llc_size)},
     param{"host.llc_latency_ns", "ns", ptype::real, GPMX_SIM_FIELD(host.llc_latency_ns)},
     param{"stats.bucket_ns", "ns", ptype::real, GPMX_SIM_FIELD(stats.bucket_ns)},

@@ -158,6 +158,8 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
         const persistency_unit::outcome o = persist_.release(in, op.sc, now, writes_of(in));
         held = o.held;
         start = held ? now : std::max(now, o.ready);
+      } else if (op.kind == timed_kind::flag_acquire) {
+        start = std::max(now, persist_.before_acquire(in, now, writes_of(in)).ready);
       }
       warp_request r = request(in, space_of(op.addr), release ? access_kind::store : access_kind::load);
       // A block-scope persist acquire or release meets its partner in the
@@ -174,8 +176,8 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
         return {start + issue_, next, start > now ? stall_reason::ordering : stall_reason::compute};
       }
       // Each try of a spin on a persist acquire is an acquire too.
-      if (op.kind == timed_kind::flag_acquire || op.acquire) persist_.acquire(in, op.sc, now);
-      return {std::max(t.done, next), next, stall_reason::memory};
+      if (op.kind == timed_kind::flag_acquire || op.acquire) persist_.acquire(in, op.sc, start);
+      return {std::max(t.done, next), next, start > now ? stall_reason::ordering : stall_reason::memory};
     }
     case timed_kind::fence: {
       if (op.sc == scope::block) return {next, next, stall_reason::compute};
@@ -192,9 +194,12 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
       return {done, next, done > next ? stall_reason::ordering : stall_reason::compute};
     }
     case timed_kind::barrier:
-    case timed_kind::warp_collective:
-      persist_.synchronization(in, now);
-      return {next, next, stall_reason::compute};
+    case timed_kind::warp_collective: {
+      const persistency_unit::outcome o =
+          persist_.synchronization(in, op.kind == timed_kind::barrier, now, writes_of(in));
+      const picos done = std::max(next, o.ready);
+      return {done, next, done > next ? stall_reason::ordering : stall_reason::compute};
+    }
     case timed_kind::activemask:
       return {next, next, stall_reason::compute};
   }

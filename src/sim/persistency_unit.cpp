@@ -137,10 +137,20 @@ void persistency_unit::acquire(const warp_instruction& in, scope sc, picos t) {
   s.buffer.order(warp_mask(1) << slot_of(in), t, s.port);
 }
 
-void persistency_unit::synchronization(const warp_instruction& in, picos t) {
-  if (!sbrp()) return;
+persistency_unit::outcome persistency_unit::before_acquire(const warp_instruction& in, picos t, picos own_writes) {
+  if (sbrp() || !mem_.config().persist.epoch_sync_barriers) return {t, false};
+  return barrier(in.sm, t, own_writes);
+}
+
+persistency_unit::outcome persistency_unit::synchronization(const warp_instruction& in, bool block_barrier, picos t,
+                                                            picos own_writes) {
+  if (!sbrp()) {
+    if (block_barrier && mem_.config().persist.epoch_sync_barriers) return barrier(in.sm, t, own_writes);
+    return {t, false};
+  }
   per_sm& s = sms_[in.sm];
   s.buffer.order(warp_mask(1) << slot_of(in), t, s.port);
+  return {t, false};
 }
 
 persistency_unit::outcome persistency_unit::persist_range(const warp_instruction& in, picos t, picos own_writes) {

@@ -224,6 +224,53 @@ TEST(TimedPersistency, ABlockScopePRelStaysInTheSMAndADeviceScopeOneWaitsForDura
   EXPECT_GT(after_release(scope::block, true), 0.95 * durable) << "promoted to device scope";
 }
 
+// Every lane stores a PM word, acquires a flag (already set) at block
+// scope, stores another PM word, meets the others at a block barrier and
+// stores a global word (one warp: no lane waits for another).
+struct store_acquire_sync {
+  void operator()(auto& t, pm::pm_span<std::uint32_t> pm, std::uint32_t* flag, global_span<std::uint32_t> out) const {
+    const std::uint32_t lane = t.thread_rank();
+    pm.bind(t)[lane] = 1;
+    (void)t.pacq(scope::block, flag);
+    pm.bind(t)[64 + lane] = 2;  // dirty again before the barrier
+    t.syncthreads();
+    out.bind(t)[lane] = 3;
+  }
+};
+
+TEST(TimedPersistency, WithSyncBarriersAnEpochAcquireAndABlockBarrierFlushAndWait) {
+  struct timing {
+    double acquire_wait, barrier_wait;
+    std::uint64_t barriers;
+  };
+  auto run = [](bool sync_barriers) {
+    sim::sim_config c = with("epoch");
+    c.persist.epoch_sync_barriers = sync_barriers;
+    pm_run r(c);
+    std::uint32_t flag = 1;
+    std::vector<std::uint32_t> out(32, 0);
+    r.ex.launch({.grid = 1, .block = 32}, store_acquire_sync{}, r.words(), &flag,
+                global_span<std::uint32_t>(out.data(), out.size()));
+    EXPECT_EQ(out[31], 3u);
+    // The acquire's wait shows as the time from it to the next store; the
+    // barrier's, from the barrier to the global store after it.
+    return timing{double(r.gpu.first_after(timed_kind::flag_acquire, timed_kind::store) -
+                         r.gpu.first(timed_kind::flag_acquire)),
+                  double(r.gpu.first_after(timed_kind::barrier, timed_kind::store) - r.gpu.first(timed_kind::barrier)),
+                  r.gpu.gpu.persistency().stats().barriers};
+  };
+  const sim::sim_config c = with("epoch");
+  const double durable = persist_path_ps(c);
+  const timing off = run(false), on = run(true);
+  EXPECT_EQ(off.barriers, 0u);
+  EXPECT_LT(off.barrier_wait, 0.5 * durable);
+  EXPECT_EQ(on.barriers, 2u);
+  // The acquire's barrier writes the dirty line and waits for it before its
+  // load; the load then misses (the barrier dropped the PM lines).
+  EXPECT_GT(on.acquire_wait, off.acquire_wait + 0.95 * durable);
+  EXPECT_GT(on.barrier_wait, 0.95 * durable);
+}
+
 // Lane i of the warp stores one PM word on line i (`lines` lanes), then dfence.
 struct spread_persists {
   void operator()(auto& t, pm::pm_span<std::uint32_t> pm, std::uint32_t lines) const {

@@ -134,6 +134,12 @@ struct sim_config {
     // persist past the window (SBRP's simulator flushes, ignoring its
     // limit, when a store finds the buffer full); false: the window holds.
     bool full_past_window = false;
+    // gpm/epoch: every try of a persist acquire and every block barrier is
+    // a barrier too (SBRP's simulator runs its epoch baseline this way: the
+    // SBRP program with each scoped operation, acquires and __syncthreads
+    // included, flushing, waiting and invalidating); false: only the
+    // persistency operations are.
+    bool epoch_sync_barriers = false;
   } persist;
 
   struct {

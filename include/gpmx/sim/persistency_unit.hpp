@@ -53,10 +53,15 @@ class persistency_unit final : private pm_eviction_guard {
   outcome ordering(const warp_instruction& in, ordering_op op, picos t, picos own_writes);
   // A persist release of scope `s`, before its flag store.
   outcome release(const warp_instruction& in, scope s, picos t, picos own_writes);
+  // A persist acquire, before its flag load: with persist.epoch_sync_barriers
+  // on gpm/epoch hardware a barrier; otherwise nothing (ready at `t`).
+  outcome before_acquire(const warp_instruction& in, picos t, picos own_writes);
   // A persist acquire of scope `s`, after its flag load.
   void acquire(const warp_instruction& in, scope s, picos t);
-  // A block barrier or warp collective (sbrp: an ordering point of the warp).
-  void synchronization(const warp_instruction& in, picos t);
+  // A block barrier (`block_barrier`) or warp collective: under sbrp an
+  // ordering point of the warp; a block barrier is a persist barrier on
+  // gpm/epoch hardware with persist.epoch_sync_barriers.
+  outcome synchronization(const warp_instruction& in, bool block_barrier, picos t, picos own_writes);
   // A range persist: durable whoever stored it.
   outcome persist_range(const warp_instruction& in, picos t, picos own_writes);
 
