@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "gpmx/exec/cpu/executor.hpp"
@@ -84,6 +85,25 @@ TEST(CanonicalKernelMemory, SharedMemoryCyclesDoNotDependOnTheHostHeap) {
   const sim::canonical_kernel_memory placement;
   const std::uint64_t first = shared_run_after_heap_noise(0);
   for (unsigned perturb : {1u, 2u, 3u, 5u, 8u, 13u}) EXPECT_EQ(shared_run_after_heap_noise(perturb), first) << perturb;
+}
+
+// A buffer freed inside the scope comes back to the next buffer of its
+// size, whatever the host heap did in between: given back to the heap, its
+// page could go to a host allocation, and the next buffer got a page the
+// model had never seen (a frame of its own, cold in its caches) or one it
+// had, depending on the rest of the process.
+TEST(CanonicalKernelMemory, AFreedBufferComesBackToTheNextBufferOfItsSize) {
+  const sim::canonical_kernel_memory placement;
+  const void* first = nullptr;
+  {
+    kernel_vector<std::uint32_t> a(3000, 1);
+    first = a.data();
+  }
+  // The host asks for exactly such a block meanwhile.
+  void* host = ::operator new(3000 * sizeof(std::uint32_t), std::align_val_t{4096});
+  kernel_vector<std::uint32_t> b(3000, 2);
+  EXPECT_EQ(static_cast<const void*>(b.data()), first);
+  ::operator delete(host, std::align_val_t{4096});
 }
 
 TEST(CanonicalKernelMemory, ScopeRestoresThePreviousResource) {
