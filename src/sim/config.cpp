@@ -77,6 +77,7 @@ const std::array params{
     param{"persist.ordered_drain", "", ptype::boolean, GPMX_SIM_FIELD(persist.ordered_drain)},
     param{"persist.full_past_window", "", ptype::boolean, GPMX_SIM_FIELD(persist.full_past_window)},
     param{"persist.epoch_sync_barriers", "", ptype::boolean, GPMX_SIM_FIELD(persist.epoch_sync_barriers)},
+    param{"persist.device_acquire_waits", "", ptype::boolean, GPMX_SIM_FIELD(persist.device_acquire_waits)},
     param{"host.llc_size", "bytes", ptype::u64, GPMX_SIM_FIELD(host.llc_size)},
     param{"host.llc_latency_ns", "ns", ptype::real, GPMX_SIM_FIELD(host.llc_latency_ns)},
     param{"stats.bucket_ns", "ns", ptype::real, GPMX_SIM_FIELD(stats.bucket_ns)},

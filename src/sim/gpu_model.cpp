@@ -158,8 +158,10 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
         const persistency_unit::outcome o = persist_.release(in, op.sc, now, writes_of(in));
         held = o.held;
         start = held ? now : std::max(now, o.ready);
-      } else if (op.kind == timed_kind::flag_acquire) {
-        start = std::max(now, persist_.before_acquire(in, now, writes_of(in)).ready);
+      } else if (op.kind == timed_kind::flag_acquire || op.acquire) {  // every try of a spin on one too
+        const persistency_unit::outcome o = persist_.before_acquire(in, op.sc, now, writes_of(in));
+        held = o.held;
+        start = held ? now : std::max(now, o.ready);
       }
       warp_request r = request(in, space_of(op.addr), release ? access_kind::store : access_kind::load);
       // A block-scope persist acquire or release meets its partner in the
@@ -170,6 +172,10 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
       if (tracker_) tracker_->access_begins();
       const request_timing t = mem_.access(r, start);
       if (tracker_) tracking_after(in, op);
+      if (held && !release) {  // its read is made; it goes on when both the read and the wait are done
+        persist_.acquire(in, op.sc, now);
+        persist_.held_until_at_least(in, t.done);
+      }
       if (held) return {vtime_never, next, stall_reason::ordering};
       if (release) {
         writes_of(in) = std::max(writes_of(in), t.done);

@@ -130,6 +130,11 @@ persistency_unit::outcome persistency_unit::release(const warp_instruction& in, 
   return hold(in, t, 1);
 }
 
+void persistency_unit::held_until_at_least(const warp_instruction& in, picos t) {
+  picos& nb = sms_[in.sm].owners[slot_of(in)].not_before;
+  nb = std::max(nb, t);
+}
+
 void persistency_unit::acquire(const warp_instruction& in, scope sc, picos t) {
   if (!sbrp()) return;
   per_sm& s = sms_[in.sm];
@@ -137,9 +142,14 @@ void persistency_unit::acquire(const warp_instruction& in, scope sc, picos t) {
   s.buffer.order(warp_mask(1) << slot_of(in), t, s.port);
 }
 
-persistency_unit::outcome persistency_unit::before_acquire(const warp_instruction& in, picos t, picos own_writes) {
-  if (sbrp() || !mem_.config().persist.epoch_sync_barriers) return {t, false};
-  return barrier(in.sm, t, own_writes);
+persistency_unit::outcome persistency_unit::before_acquire(const warp_instruction& in, scope sc, picos t,
+                                                          picos own_writes) {
+  const sim_config& c = mem_.config();
+  if (!sbrp()) return c.persist.epoch_sync_barriers ? barrier(in.sm, t, own_writes) : outcome{t, false};
+  if (!c.persist.device_acquire_waits || effective(sc) == scope::block) return {t, false};
+  per_sm& s = sms_[in.sm];
+  s.buffer.durable(slot_of(in), t, s.port);
+  return hold(in, t, 1);
 }
 
 persistency_unit::outcome persistency_unit::synchronization(const warp_instruction& in, bool block_barrier, picos t,
@@ -183,7 +193,9 @@ void persistency_unit::advance(picos t, timed_waker& w) {
                                                             "does not hold", i, k.warp));
       if (--o.pending == 0) {
         stats_.held_time += k.at - o.since;
-        w.wake(o.block, o.warp, k.at);
+        const picos at = std::max(k.at, o.not_before);
+        o.not_before = 0;
+        w.wake(o.block, o.warp, at);
       }
     }
     ready.clear();

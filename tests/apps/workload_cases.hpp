@@ -3,6 +3,7 @@
 // workload in both styles, and test names gtest accepts (no dashes).
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ struct workload_case {
   std::string workload;
   apps::style s;
 };
+
+// How gtest shows a case in its log: "gpkvs epoch", not its bytes.
+inline void PrintTo(const workload_case& c, std::ostream* os) { *os << c.workload << " " << apps::to_string(c.s); }
 
 // `text` with each dash made an underscore: gtest names take no dashes.
 inline std::string test_name(std::string text) {

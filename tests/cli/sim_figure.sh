@@ -28,6 +28,19 @@ for s in f["series"]:
     if s["name"] == "Epoch-far":
         assert all(math.isclose(b["gpmx"], 1.0) for b in s["bars"]), s
 PY
+# --artifact-baseline: every epoch and GPM bar runs the sbrp program on its
+# hardware with acquires and block barriers as barriers; the SBRP bars as before.
+expect 0 "$gpmx" sim figure 6 --small --artifact-baseline --jobs 2 --out figs-artifact --quiet
+python3 - <<'PY' || { echo "FAIL: --artifact-baseline did not run the bars as the artifact does"; failures=$((failures + 1)); }
+import json
+f = json.load(open("figs-artifact/figure-6/figure-6.json"))
+assert f["artifact_baseline"] is True
+assert all(r["verified"] for r in f["runs"]), [r for r in f["runs"] if not r["verified"]]
+for r in f["runs"]:
+    workload, style, sets, _ = r["run"].split("|")
+    assert style == "sbrp", r
+    assert ("persist.epoch_sync_barriers=true" in sets) == ("persist.model=sbrp" not in sets), r
+PY
 expect 0 "$gpmx" sim figure 7 --small --jobs 2 --out figs --json --quiet
 has '"scopes (far)"'
 # Figure 11: each run crashed halfway through its middle launch, its

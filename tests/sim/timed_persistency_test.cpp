@@ -271,6 +271,63 @@ TEST(TimedPersistency, WithSyncBarriersAnEpochAcquireAndABlockBarrierFlushAndWai
   EXPECT_GT(on.barrier_wait, 0.95 * durable);
 }
 
+// Warp 1 spins on a block-scope persist acquire of a flag that warp 0 sets
+// after a few shared-memory round trips; warp 0 stores PM first.
+struct spin_on_acquire {
+  void operator()(auto& t, pm::pm_span<std::uint32_t> pm, std::uint32_t* flag) const {
+    if (t.thread_rank() == 0) {
+      pm.bind(t)[0] = 1;
+      for (int i = 0; i < 8; ++i) pm.bind(t)[64 * (i + 1)] = std::uint32_t(i);
+      t.atomic_store(flag, 1u, memory_order::release, scope::block);
+    }
+    if (t.thread_rank() == 32) t.spin_wait([&] { return t.pacq(scope::block, flag) != 0u; });
+  }
+};
+
+TEST(TimedPersistency, WithSyncBarriersEveryTryOfASpinOnAnAcquireIsABarrier) {
+  sim::sim_config c = with("epoch");
+  c.persist.epoch_sync_barriers = true;
+  pm_run r(c);
+  std::uint32_t flag = 0;
+  r.ex.launch({.grid = 1, .block = 64}, spin_on_acquire{}, r.words(), &flag);
+  std::uint64_t tries = 0;
+  for (const auto& i : r.gpu.log) tries += i.kind == timed_kind::flag_acquire || i.kind == timed_kind::spin;
+  ASSERT_GT(tries, 1u) << "the spin should have tried more than once";
+  EXPECT_EQ(r.gpu.gpu.persistency().stats().barriers, tries);
+}
+
+// Lane 0 stores PM words on `lines` lines, then acquires a set flag at
+// device scope and stores a global word.
+struct persists_then_device_acquire {
+  void operator()(auto& t, pm::pm_span<std::uint32_t> pm, std::uint32_t* flag, global_span<std::uint32_t> out,
+                  std::uint32_t lines) const {
+    if (t.thread_rank() != 0) return;
+    for (std::uint32_t i = 0; i < lines; ++i) pm.bind(t)[32 * i] = 1;
+    (void)t.pacq(scope::device, flag);
+    out.bind(t)[0] = 2;
+  }
+};
+
+TEST(TimedPersistency, WithDeviceAcquireWaitsADeviceScopePAcqWaitsForEarlierPersists) {
+  auto wait = [](bool waits) {
+    // Far: the persists' round trip is longer than the flag's read, which
+    // the acquire sends at once (the wait and the read overlap).
+    sim::sim_config c = with("sbrp", sim::pm_location::far);
+    c.persist.flush = sim::flush_policy::lazy;  // nothing leaves the buffer unless something needs it
+    c.persist.device_acquire_waits = waits;
+    pm_run r(c);
+    std::uint32_t flag = 1, out = 0;
+    r.ex.launch({.grid = 1, .block = 32}, persists_then_device_acquire{}, r.words(), &flag,
+                global_span<std::uint32_t>(&out, 1), 4u);
+    EXPECT_EQ(out, 2u);
+    return double(r.gpu.first_after(timed_kind::flag_acquire, timed_kind::store) - r.gpu.first(timed_kind::flag_acquire));
+  };
+  const double durable = persist_path_ps(with("sbrp", sim::pm_location::far));
+  const double off = wait(false), on = wait(true);
+  EXPECT_LT(off, 0.5 * durable) << "without it the acquire is its read";
+  EXPECT_GT(on, 0.95 * durable) << "the buffered persists are written and acknowledged first";
+}
+
 // Lane i of the warp stores one PM word on line i (`lines` lanes), then dfence.
 struct spread_persists {
   void operator()(auto& t, pm::pm_span<std::uint32_t> pm, std::uint32_t lines) const {

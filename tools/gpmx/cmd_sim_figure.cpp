@@ -198,6 +198,11 @@ void do_figure(const figure_args& a) {
   // Every distinct run once: series share their baselines.
   std::map<std::string, std::size_t> index;
   std::vector<child_run> runs;
+  // The run a bar's configuration stands for (--artifact-baseline changes
+  // the epoch and GPM ones).
+  const auto run_key = [&](const std::string& w, const config& c) {
+    return key_of(w, a.artifact_baseline ? as_in_the_artifact(c) : c);
+  };
   auto need = [&](const std::string& w, const config& given) {
     const config c = a.artifact_baseline ? as_in_the_artifact(given) : given;
     const std::string k = key_of(w, c);
@@ -263,9 +268,9 @@ void do_figure(const figure_args& a) {
     const auto& s = fig.series[si];
     nlohmann::json bars = nlohmann::json::array();
     for (const std::string& w : fig.workloads) {
-      const run_result& sub = results[index.at(key_of(w, s.subject))];
-      const run_result& base = results[index.at(key_of(w, s.baseline))];
-      const run_result* prom = s.m == metric::scope_share ? &results[index.at(key_of(w, s.promoted))] : nullptr;
+      const run_result& sub = results[index.at(run_key(w, s.subject))];
+      const run_result& base = results[index.at(run_key(w, s.baseline))];
+      const run_result* prom = s.m == metric::scope_share ? &results[index.at(run_key(w, s.promoted))] : nullptr;
       const double v = bar_value(s, sub, base, prom);
       values[si].push_back(v);
       const auto p = fig.paper.find({w, s.name});

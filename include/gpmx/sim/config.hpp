@@ -140,6 +140,11 @@ struct sim_config {
     // included, flushing, waiting and invalidating); false: only the
     // persistency operations are.
     bool epoch_sync_barriers = false;
+    // sbrp: a device-scope pAcq (each try) holds its warp until every
+    // persist buffered before it in the SM is durable, then drops the L1's
+    // PM lines (SBRP's simulator makes it a durable entry); false: it only
+    // drops them and orders the warp's later persists.
+    bool device_acquire_waits = false;
   } persist;
 
   struct {

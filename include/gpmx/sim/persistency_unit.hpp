@@ -53,11 +53,16 @@ class persistency_unit final : private pm_eviction_guard {
   outcome ordering(const warp_instruction& in, ordering_op op, picos t, picos own_writes);
   // A persist release of scope `s`, before its flag store.
   outcome release(const warp_instruction& in, scope s, picos t, picos own_writes);
-  // A persist acquire, before its flag load: with persist.epoch_sync_barriers
-  // on gpm/epoch hardware a barrier; otherwise nothing (ready at `t`).
-  outcome before_acquire(const warp_instruction& in, picos t, picos own_writes);
+  // A persist acquire of scope `s` (each try of a spin on one), before its
+  // flag load: on gpm/epoch hardware with persist.epoch_sync_barriers a
+  // barrier; under sbrp with persist.device_acquire_waits, at device scope,
+  // a durability point of the warp (held); otherwise nothing (ready at `t`).
+  outcome before_acquire(const warp_instruction& in, scope s, picos t, picos own_writes);
   // A persist acquire of scope `s`, after its flag load.
   void acquire(const warp_instruction& in, scope s, picos t);
+  // A held warp's own access completes at `t`: when woken it goes on no
+  // earlier (a held acquire's flag read).
+  void held_until_at_least(const warp_instruction& in, picos t);
   // A block barrier (`block_barrier`) or warp collective: under sbrp an
   // ordering point of the warp; a block barrier is a persist barrier on
   // gpm/epoch hardware with persist.epoch_sync_barriers.
@@ -83,6 +88,7 @@ class persistency_unit final : private pm_eviction_guard {
     std::uint32_t warp = 0;
     std::uint32_t pending = 0;  // held operations still to complete before it goes on
     picos since = 0;
+    picos not_before = 0;       // a held acquire's read: the warp goes on no earlier
   };
   struct sm_port final : pb_memory {
     memory_system* mem = nullptr;
