@@ -168,6 +168,8 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
       // SM: its flag is read and written in the L1; the others at the L2.
       const bool flag = op.kind == timed_kind::flag_acquire || op.kind == timed_kind::flag_release || op.acquire;
       r.atomic = !(flag && persist_.effective(op.sc) == scope::block);
+      // Flags and atomic loads and stores read or write, not both.
+      r.read_modify_write = !flag && op.sub != std::uint8_t(atomic_op::load) && !release;
       r.atomic_scope = op.sc == scope::system ? scope::system : scope::device;
       if (tracker_) tracker_->access_begins();
       const request_timing t = mem_.access(r, start);

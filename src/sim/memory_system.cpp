@@ -428,7 +428,8 @@ request_timing memory_system::access(const warp_request& r, picos issue) {
   stats_.line_requests += n;
 
   if (r.atomic) {
-    // Passes per line: the most lanes that hit one address of it.
+    // Passes per line: the most lanes that hit one address of it (one for
+    // an atomic load or store).
     std::array<std::uint8_t, max_line_requests> passes{};
     const std::uint64_t line_mask = ~std::uint64_t(cfg_.l1.line - 1);
     for (std::uint32_t m = r.active; m != 0; m &= m - 1) {
@@ -436,7 +437,7 @@ request_timing memory_system::access(const warp_request& r, picos issue) {
       const lane_access& a = r.lanes[lane];
       if (a.bytes == 0) continue;
       std::uint8_t same = 1;
-      for (std::uint32_t e = r.active & ((1u << lane) - 1); e != 0; e &= e - 1) {
+      for (std::uint32_t e = r.read_modify_write ? r.active & ((1u << lane) - 1) : 0; e != 0; e &= e - 1) {
         const lane_access& b = r.lanes[std::countr_zero(e)];
         same += b.bytes != 0 && b.addr == a.addr;
       }

@@ -126,6 +126,15 @@ TEST(MemorySystem, DeviceScopeAtomicsExecuteAtTheL2AndSerialize) {
   const picos t1 = 20'000'000;
   auto b = m.access(same, t1);
   EXPECT_NEAR(double(b.done - t1), expected + cycles_ps(c, 31.0 * c.l2.atomic_cycles), 2.0);
+
+  // 32 lanes loading one address atomically (a device-scope acquire's
+  // flag): one pass, as one load.
+  warp_request loads = same;
+  loads.kind = access_kind::load;
+  loads.read_modify_write = false;
+  const picos t2 = 30'000'000;
+  auto l = m.access(loads, t2);
+  EXPECT_NEAR(double(l.done - t2), expected, 2.0);
 }
 
 TEST(MemorySystem, SystemScopeAtomicsOnFarPmCrossPcie) {
