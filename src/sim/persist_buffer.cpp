@@ -216,7 +216,6 @@ picos persist_buffer::evicting(std::uint64_t line, picos t, pb_memory& m) {
   if (!ordering_seqs_.empty() && ordering_seqs_.front() < k) {
     // An ordering entry precedes the line's: the evicting warp waits until
     // everything before the line's entry has gone, in order.
-    ++stats_.eviction_stalls;
     pump(t, m, true, k - 1);
     now = std::max(now, pumped_to_);
   }
@@ -224,6 +223,7 @@ picos persist_buffer::evicting(std::uint64_t line, picos t, pb_memory& m) {
     now = std::max(now, last_ack_);
     retire_acks(now);
   }
+  if (now > t) ++stats_.eviction_stalls;  // held behind an ordering entry or the FSM
   stats_.eviction_stall_time += now - t;
   return now;
 }

@@ -217,6 +217,8 @@ TEST(PersistBuffer, AnEvictionBehindAnOrderingEntryWaitsForTheEntriesBeforeIt) {
   EXPECT_TRUE(lazy.store(D, 0x1, 0, 20, m2));  // warp 0 in the FSM: waits for B and C
   EXPECT_EQ(lazy.evicting(D, 30, m2), 10 + ack_delay) << "ACTR must reach zero before D may leave";
   EXPECT_EQ(lazy.stats().eviction_stall_time, 10 + ack_delay - 30);
+  EXPECT_EQ(lazy.stats().eviction_stalls, 1u) << "held by the FSM: counted with its time";
+  EXPECT_EQ(pb.stats().eviction_stalls, 0u);
 }
 
 // A lazy buffer holding A (warp 0), warp 1's ordering point, B (warp 0) and
