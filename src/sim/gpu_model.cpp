@@ -102,6 +102,11 @@ picos& gpu_model::writes_of(const warp_instruction& in) {
   return writes_[in.block << 6 | in.warp];
 }
 
+picos gpu_model::writes_before(const warp_instruction& in) const {
+  const auto it = writes_.find(in.block << 6 | in.warp);
+  return it == writes_.end() ? 0 : it->second;
+}
+
 void gpu_model::launch_begin(std::string_view name, dim3, dim3 block, vtime now) {
   current_ = launch_record{std::string(name), now, now, 0};
   in_launch_ = true;
@@ -142,34 +147,33 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
       // store, it is sent and the warp goes on.
       const bool release = op.kind == timed_kind::flag_release ||
                            (op.kind == timed_kind::atomic && op.sub == std::uint8_t(atomic_op::store));
+      const bool flag = op.kind == timed_kind::flag_acquire || op.kind == timed_kind::flag_release || op.acquire;
+      // Flags and atomic loads and stores read or write, not both: lanes on
+      // one address are one access, not one turn each.
+      const bool rmw = !flag && !release && op.sub != std::uint8_t(atomic_op::load);
       if (op.space == mem_space::shared && op.kind != timed_kind::flag_release && op.kind != timed_kind::flag_acquire) {
         // Shared-memory atomics execute in the SM's shared memory, through
         // its banks; a store is sent and the warp goes on.
         warp_request r = request(in, mem_space::shared, release ? access_kind::store : access_kind::load);
-        r.atomic = op.kind == timed_kind::atomic && op.sub != std::uint8_t(atomic_op::load) &&
-                   op.sub != std::uint8_t(atomic_op::store);  // lanes on one word take turns
+        r.atomic = true;
+        r.read_modify_write = rmw;
         const request_timing t = mem_.access(r, now);
         if (release) return {next, next, stall_reason::compute};
         return {std::max(t.done, next), next, stall_reason::memory};
       }
-      picos start = now;
-      bool held = false;
-      if (op.kind == timed_kind::flag_release) {
-        const persistency_unit::outcome o = persist_.release(in, op.sc, now, writes_of(in));
-        held = o.held;
-        start = held ? now : std::max(now, o.ready);
-      } else if (op.kind == timed_kind::flag_acquire || op.acquire) {  // every try of a spin on one too
-        const persistency_unit::outcome o = persist_.before_acquire(in, op.sc, now, writes_of(in));
-        held = o.held;
-        start = held ? now : std::max(now, o.ready);
-      }
+      // A release, or an acquire (every try of a spin on one too), may wait
+      // or be held before its flag's access.
+      persistency_unit::outcome o{now, false};
+      if (op.kind == timed_kind::flag_release) o = persist_.release(in, op.sc, now, writes_before(in));
+      else if (op.kind == timed_kind::flag_acquire || op.acquire)
+        o = persist_.before_acquire(in, op.sc, now, writes_before(in));
+      const bool held = o.held;
+      const picos start = held ? now : std::max(now, o.ready);
       warp_request r = request(in, space_of(op.addr), release ? access_kind::store : access_kind::load);
       // A block-scope persist acquire or release meets its partner in the
       // SM: its flag is read and written in the L1; the others at the L2.
-      const bool flag = op.kind == timed_kind::flag_acquire || op.kind == timed_kind::flag_release || op.acquire;
       r.atomic = !(flag && persist_.effective(op.sc) == scope::block);
-      // Flags and atomic loads and stores read or write, not both.
-      r.read_modify_write = !flag && op.sub != std::uint8_t(atomic_op::load) && !release;
+      r.read_modify_write = rmw;
       r.atomic_scope = op.sc == scope::system ? scope::system : scope::device;
       if (tracker_) tracker_->access_begins();
       const request_timing t = mem_.access(r, start);
@@ -189,14 +193,14 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
     }
     case timed_kind::fence: {
       if (op.sc == scope::block) return {next, next, stall_reason::compute};
-      const picos done = std::max(next, writes_of(in));
+      const picos done = std::max(next, writes_before(in));
       return {done, next, done > next ? stall_reason::ordering : stall_reason::compute};
     }
     case timed_kind::ordering:
     case timed_kind::persist_range: {
       const persistency_unit::outcome o = op.kind == timed_kind::ordering
-                                              ? persist_.ordering(in, ordering_op(op.sub), now, writes_of(in))
-                                              : persist_.persist_range(in, now, writes_of(in));
+                                              ? persist_.ordering(in, ordering_op(op.sub), now, writes_before(in))
+                                              : persist_.persist_range(in, now, writes_before(in));
       if (o.held) return {vtime_never, next, stall_reason::ordering};
       const picos done = std::max(next, o.ready);
       return {done, next, done > next ? stall_reason::ordering : stall_reason::compute};
@@ -204,7 +208,7 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
     case timed_kind::barrier:
     case timed_kind::warp_collective: {
       const persistency_unit::outcome o =
-          persist_.synchronization(in, op.kind == timed_kind::barrier, now, writes_of(in));
+          persist_.synchronization(in, op.kind == timed_kind::barrier, now, writes_before(in));
       const picos done = std::max(next, o.ready);
       return {done, next, done > next ? stall_reason::ordering : stall_reason::compute};
     }

@@ -115,7 +115,7 @@ void memory_system::reset_stats() {
 request_timing memory_system::access_shared(const warp_request& r, picos issue) {
   sm_state& s = sms_[r.sm];
   const std::uint32_t degree = bank_conflict_degree(r.active, r.lanes.data(), cfg_.shared.banks,
-                                                    cfg_.shared.bank_bytes, r.atomic);
+                                                    cfg_.shared.bank_bytes, r.atomic && r.read_modify_write);
   const std::uint32_t passes = std::max<std::uint32_t>(degree, 1);
   const picos start = std::max(issue, s.shared_next_free);
   s.shared_next_free = start + cycles(passes);

@@ -100,6 +100,9 @@ class gpu_model final : public timing_model {
   std::uint64_t simulated(const void* p);
   warp_request request(const warp_instruction& in, mem_space space, access_kind kind);
   picos& writes_of(const warp_instruction& in);
+  // When the warp's earlier stores are acknowledged (0: none), without
+  // adding the warp to writes_ (barriers and acquires only read it).
+  picos writes_before(const warp_instruction& in) const;
   static std::uint64_t lane_key(std::uint64_t block, std::uint32_t warp, std::uint32_t lane) {
     return block << 10 | std::uint64_t(warp) << 5 | lane;
   }

@@ -38,10 +38,10 @@ struct warp_request {
   std::uint32_t sm = 0;
   gpmx::mem_space space = gpmx::mem_space::global;
   gpmx::access_kind kind = gpmx::access_kind::load;
-  bool atomic = false;  // read-modify-write (or atomic load/store); shared memory: read-modify-write only
-  // An atomic that reads and writes: lanes on one address take turns at
-  // the L2's atomic unit. An atomic load or store (a persist acquire or
-  // release's flag) is one pass per line, as a load is one transaction.
+  bool atomic = false;  // an atomic: read-modify-write, or atomic load/store
+  // An atomic that reads and writes: lanes on one address take turns (at
+  // the L2's atomic unit, or a shared-memory bank). An atomic load or store
+  // (a persist acquire's or release's flag) is one pass, as a load is.
   bool read_modify_write = true;
   gpmx::scope atomic_scope = gpmx::scope::device;
   std::uint32_t active = 0;  // lanes taking part
