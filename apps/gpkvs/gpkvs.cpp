@@ -165,6 +165,9 @@ std::vector<kv_pair> make_batch(std::uint64_t seed, std::uint64_t b, std::uint32
 }
 
 std::uint64_t store::bytes_persisted() const { return pool_->bytes_persisted() + log_->file().bytes_persisted(); }
+std::uint64_t store::journal_bytes() const {
+  return pool_->journal_stats().record_bytes + log_->file().journal_stats().record_bytes;
+}
 
 void apply_reference(std::vector<kv_pair>& table, std::uint32_t sets, std::span<const kv_pair> batch) {
   for (const kv_pair& p : batch) {

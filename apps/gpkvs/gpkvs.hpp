@@ -49,6 +49,9 @@ class store {
   std::uint64_t committed_batches() const;
   // Bytes persisted through the table and the log since this object opened them.
   std::uint64_t bytes_persisted() const;
+  // Bytes the table's and the log's persist journals have written (0 where
+  // persists are not journaled).
+  std::uint64_t journal_bytes() const;
 
   std::span<const kv_pair> table() const { return {table_.as<kv_pair>().data(), table_.size() / sizeof(kv_pair)}; }
   const params& parameters() const { return p_; }

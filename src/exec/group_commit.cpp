@@ -1,8 +1,16 @@
 #include "group_commit.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace gpmx::cpu::detail {
+namespace {
+
+// A journal's range entry is 16 bytes: a gap no longer than that costs no
+// more as copied bytes than as a second entry.
+constexpr std::size_t stored_gap_bytes = 16;
+
+}  // namespace
 
 group_commit::group_commit() = default;
 
@@ -19,6 +27,9 @@ bool group_commit::gather(std::vector<pm_line>& lines, durability_batch& batch) 
   // Keep the lines of domains that flush cheaply for the caller; turn the
   // others into runs of adjacent lines (a thread records in store order,
   // so most of its lines already come in runs).
+  // A line the thread stored only part of stays a run of its own when its
+  // domain persists stored bytes; otherwise the whole line goes.
+  constexpr std::uint64_t whole = ~std::uint64_t(0);
   const std::size_t first_run = batch.runs.size();
   std::size_t kept = 0;
   for (const pm_line& l : lines) {
@@ -26,11 +37,13 @@ bool group_commit::gather(std::vector<pm_line>& lines, durability_batch& batch) 
       lines[kept++] = l;
       continue;
     }
+    const std::uint64_t stored = l.domain->persists_stored_bytes() ? l.stored : whole;
     std::vector<line_run>& runs = batch.runs;
-    if (runs.size() > first_run && runs.back().domain == l.domain && runs.back().last + 1 == l.line)
+    if (runs.size() > first_run && runs.back().domain == l.domain && runs.back().last + 1 == l.line &&
+        runs.back().stored == whole && stored == whole)
       ++runs.back().last;
     else
-      runs.push_back({l.domain, l.line, l.line});
+      runs.push_back({l.domain, l.line, l.line, stored});
   }
   const bool took = kept != lines.size();
   lines.resize(kept);
@@ -145,6 +158,40 @@ void group_commit::flusher_loop() {
   }
 }
 
+void merge_stored_bytes(const line_run* runs, std::size_t n, std::size_t gap_bytes,
+                        std::vector<persist_domain::merged_range>& out) {
+  out.clear();
+  std::uintptr_t begin = 0, end = 0, asked = 0;
+  bool open = false;
+  auto add = [&](std::uintptr_t b, std::uintptr_t e) {
+    if (open && b <= end + gap_bytes) {
+      // Sorted by line, so b lies before `begin` only inside begin's line.
+      begin = std::min(begin, b);
+      end = std::max(end, e);
+    } else {
+      if (open) out.push_back({reinterpret_cast<const void*>(begin), end - begin, asked});
+      begin = b, end = e, asked = 0, open = true;
+    }
+    asked += e - b;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const line_run& r = runs[i];
+    const std::uintptr_t at = r.first * persist_line_bytes;
+    if (r.stored == ~std::uint64_t(0)) {
+      add(at, (r.last + 1) * persist_line_bytes);
+      continue;
+    }
+    // Each stretch of stored bytes in the line.
+    for (std::uint64_t m = r.stored; m != 0;) {
+      const int lo = std::countr_zero(m);
+      const int len = std::countr_one(m >> lo);
+      add(at + std::uintptr_t(lo), at + std::uintptr_t(lo + len));
+      m = len + lo >= 64 ? 0 : m & (~std::uint64_t(0) << (lo + len));
+    }
+  }
+  if (open) out.push_back({reinterpret_cast<const void*>(begin), end - begin, asked});
+}
+
 std::uint64_t group_commit::flush(std::vector<line_run>& runs) {
   std::sort(runs.begin(), runs.end(), [](const line_run& a, const line_run& b) {
     return a.domain != b.domain ? std::less<>()(a.domain, b.domain) : a.first < b.first;
@@ -155,6 +202,14 @@ std::uint64_t group_commit::flush(std::vector<line_run>& runs) {
   while (i < runs.size()) {
     // Every range of one domain goes to it at once (persist_group).
     const persist_domain* d = runs[i].domain;
+    if (d->persists_stored_bytes()) {
+      std::size_t j = i;
+      while (j < runs.size() && runs[j].domain == d) ++j;
+      merge_stored_bytes(runs.data() + i, j - i, stored_gap_bytes, ranges);
+      calls += d->persist_group(ranges.data(), ranges.size());
+      i = j;
+      continue;
+    }
     // Runs whose flush units touch share one range (msync: pages).
     const std::uintptr_t unit = std::max<std::uintptr_t>(1, d->flush_unit_bytes() / persist_line_bytes);
     ranges.clear();

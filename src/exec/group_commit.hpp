@@ -33,7 +33,17 @@ namespace gpmx::cpu::detail {
 struct line_run {
   const persist_domain* domain;
   std::uintptr_t first, last;  // lines, inclusive
+  // The bytes stored, as pm_line::stored: every byte of a run of several
+  // lines; a run of one line may hold fewer.
+  std::uint64_t stored = ~std::uint64_t(0);
 };
+
+// For a domain that persists stored bytes (persists_stored_bytes): the
+// bytes of `runs` (sorted by first line) as ranges, joining two where the
+// gap between them is at most `gap_bytes` (a journal pays a 16-byte range
+// entry for a range and one byte per byte of a gap). Replaces `out`.
+void merge_stored_bytes(const line_run* runs, std::size_t n, std::size_t gap_bytes,
+                        std::vector<persist_domain::merged_range>& out);
 
 // One worker's hand-overs during a round of its blocks, given to the flusher
 // at the round's end under one ticket (group_commit::hand_over): one lock

@@ -93,6 +93,12 @@ void mapping::populate_if_small() {
 #endif
 }
 
+pool::journal_counts mapping::journal_stats() const {
+  if (!journal_) return {};
+  const persist_journal::counts c = journal_->stats();
+  return {c.records, c.record_bytes, c.pool_syncs};
+}
+
 mapping::~mapping() {
   journal_.reset();  // syncs the pool and empties the journal while the file is open
   if (sync_fd_ >= 0) ::close(sync_fd_);

@@ -66,6 +66,7 @@ class mapping {
                         const journal_replay* replayed = nullptr);
   // Whether persists are appended to the pool's journal.
   bool journals() const { return journal_ != nullptr; }
+  pool::journal_counts journal_stats() const;
   // Makes all the ranges durable for group commit with one journal record,
   // or one fdatasync of the file (one device flush for the group, where an
   // msync per range pays one each; docs/benchmarks.md measures all three).

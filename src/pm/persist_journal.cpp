@@ -425,6 +425,7 @@ void persist_journal::append(std::span<const range> ranges) {
   at_ += bytes;
   ++sequence_;
   ++counts_.records;
+  counts_.record_bytes += bytes;
   for (const range& g : ranges) mark_pages(journaled_pages_, g);
 }
 

@@ -86,6 +86,7 @@ class persist_journal {
   // Counts for benchmarks and tests.
   struct counts {
     std::uint64_t records = 0, pool_syncs = 0;
+    std::uint64_t record_bytes = 0;  // written to the journal: heads, range tables, data, padding
   };
   counts stats() const;
   static constexpr std::uint64_t records_start = 4096;

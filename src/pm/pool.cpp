@@ -46,6 +46,9 @@ class pool_domain final : public persist_domain {
   std::size_t flush_unit_bytes() const override {
     return map_->journals() || throttle() != nullptr ? persist_line_bytes : 4096;
   }
+  // A journal copies exactly the bytes it is given; a throttle charges
+  // whole sectors, so it is given lines.
+  bool persists_stored_bytes() const override { return map_->journals() && throttle() == nullptr; }
   std::size_t persist_group(const merged_range* ranges, std::size_t n) const override {
     if (write_throttle* t = throttle()) {
       std::uint64_t sectors = 0;
@@ -367,6 +370,8 @@ const write_throttle* pool::throttle() const { return s_->domain->throttle(); }
 std::uint64_t pool::bytes_persisted() const { return s_->map->bytes_persisted(); }
 bool pool::prefers_file_writes() const { return s_->map->writes_through_file(); }
 bool pool::journals() const { return s_->map->journals(); }
+
+pool::journal_counts pool::journal_stats() const { return s_->map->journal_stats(); }
 void pool::write_durably(std::span<const file_write> pieces, const std::function<void()>& after_each_piece) const {
   pm_write_stats::add_host_persist(s_->map->write_and_sync(pieces, after_each_piece));
 }

@@ -317,4 +317,27 @@ TEST_F(PersistJournal, GroupCommitFlushesAreRecordsThatReplay) {
   for (std::uint32_t i = 0; i < threads; ++i) ASSERT_EQ(w[std::size_t(i) * 64], i + 1) << i;
 }
 
+// A group flush records the words threads stored, not their lines: each
+// thread's one word (lines 512 bytes apart) is a 16-byte range entry and 8
+// bytes of data, and a neighbour word nobody persisted is not in a record.
+TEST_F(PersistJournal, GroupCommitRecordsTheStoredWordsNotTheirLines) {
+  const std::uint32_t threads = 1024;
+  crash_after([&] {
+    pm::pool p = reopen();
+    pm::region r = p.find("data");
+    words(p)[1] = 7;  // the neighbour of thread 0's word, stored by the host, never persisted
+    cpu::executor ex({.workers = 2, .group_commit = 1});
+    ex.launch({dim3(threads / 256), dim3(256)}, store_then_persist{}, r.span<std::uint64_t>());
+    const pm::pool::journal_counts c = p.journal_stats();
+    if (c.records == 0 || c.record_bytes != 48 * c.records + 24 * std::uint64_t(threads)) ::_exit(4);
+    crash();
+  });
+  lose_words(path, offset, 2);
+  for (std::uint32_t i = 1; i < threads; ++i) lose_words(path, offset + std::uint64_t(i) * 512, 1);
+  pm::pool p = reopen();
+  const std::uint64_t* w = words(p);
+  for (std::uint32_t i = 0; i < threads; ++i) ASSERT_EQ(w[std::size_t(i) * 64], i + 1) << i;
+  EXPECT_EQ(w[1], 0xdeaddeaddeaddeadull);
+}
+
 }  // namespace

@@ -25,6 +25,11 @@ class persist_domain {
   // The unit a flush works in: group commit merges lines whose units touch
   // into one range (msync writes pages; a journal wants lines only).
   virtual std::size_t flush_unit_bytes() const { return 4096; }
+  // Whether a group flush writes exactly the bytes it is given (a journal
+  // copies them into a record) rather than whole lines or pages: group
+  // commit then hands over the bytes the waiting threads stored, not the
+  // lines around them, and the record shrinks to what was stored.
+  virtual bool persists_stored_bytes() const { return false; }
   // Makes [p, p + bytes) durable for requests that asked for `asked` bytes
   // of it (group commit's merged ranges cover gaps between threads' lines);
   // a domain that counts what it persisted counts `asked`.
@@ -101,7 +106,20 @@ class scoped_persist_domain {
 struct pm_line {
   const persist_domain* domain;
   std::uintptr_t line;  // address / persist_line_bytes
+  std::uint64_t stored = ~std::uint64_t(0);  // bit b: the thread stored byte b of the line
   bool operator==(const pm_line&) const = default;
 };
+static_assert(persist_line_bytes == 64, "pm_line::stored has a bit per byte of a line");
+
+// The bytes of line `line` that a store of `bytes` bytes at address `a`
+// covers, as pm_line::stored marks them.
+constexpr std::uint64_t stored_bytes_of(std::uintptr_t a, std::size_t bytes, std::uintptr_t line) {
+  const std::uintptr_t start = line * persist_line_bytes;
+  const std::uintptr_t lo = a > start ? a - start : 0;
+  const std::uintptr_t end = a + bytes - start;
+  const std::uintptr_t hi = end < persist_line_bytes ? end : persist_line_bytes;
+  const std::uint64_t upto = hi == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << hi) - 1;
+  return upto & ~((std::uint64_t(1) << lo) - 1);
+}
 
 }  // namespace gpmx

@@ -117,6 +117,12 @@ class pool {
   // `<path>.journal` (a file on a device under msync durability; see
   // docs/persistency-models.md section 4).
   bool journals() const;
+  // What the journal has written since the pool was opened (all zero when
+  // it does not journal): records, their bytes, and whole-pool syncs.
+  struct journal_counts {
+    std::uint64_t records = 0, record_bytes = 0, pool_syncs = 0;
+  };
+  journal_counts journal_stats() const;
   // One piece for write_durably: `bytes` bytes from `src` to `dst` (inside
   // the mapping).
   struct file_write {

@@ -374,10 +374,15 @@ class thread_ctx {
   // they are durable; the worker runs other threads meanwhile.
   void persist_grouped();
   void note_pm_lines(const persist_domain* d, const void* p, std::size_t bytes) {
-    const auto first = reinterpret_cast<std::uintptr_t>(p) / persist_line_bytes;
-    const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes - 1) / persist_line_bytes;
-    for (std::uintptr_t l = first; l <= last; ++l)
-      if (pm_lines_->empty() || !(pm_lines_->back() == pm_line{d, l})) pm_lines_->push_back({d, l});
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    const auto first = a / persist_line_bytes, last = (a + bytes - 1) / persist_line_bytes;
+    for (std::uintptr_t l = first; l <= last; ++l) {
+      const std::uint64_t stored = stored_bytes_of(a, bytes, l);
+      if (!pm_lines_->empty() && pm_lines_->back().domain == d && pm_lines_->back().line == l)
+        pm_lines_->back().stored |= stored;
+      else
+        pm_lines_->push_back({d, l, stored});
+    }
     pm_dirty_ = true;
   }
 
