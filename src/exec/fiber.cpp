@@ -10,7 +10,6 @@ void create_fiber(fiber_record& rec, stack_pool& pool, scheduler_stack& sched,
   rec.done = false;
   rec.thread = nullptr;
   rec.wait = wait_kind::none;
-  rec.stack_size = pool.stack_bytes();
 #if defined(GPMX_TSAN)
   rec.tsan_fiber = __tsan_create_fiber(0);
 #endif
@@ -30,6 +29,7 @@ void create_fiber(fiber_record& rec, stack_pool& pool, scheduler_stack& sched,
                          });
   const auto& sc = pool.last_taken();
   rec.stack_bottom = static_cast<char*>(sc.sp) - sc.size;
+  rec.stack_size = sc.size;  // under stack_bytes() by the stack's color
 }
 
 void cancel_fiber(fiber_record& rec, scheduler_stack& sched) {

@@ -3,6 +3,7 @@
 // blocks and launches so a kernel's fibers cost no system call once warm.
 #include <boost/context/stack_context.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace gpmx::cpu::detail {
@@ -25,6 +26,9 @@ class stack_pool {
   const boost::context::stack_context& last_taken() const { return last_; }
 
  private:
+  // Cache lines between the colors of stacks on consecutive pages: odd, so
+  // that 64 consecutive pages take all 64 line offsets of a page.
+  static constexpr std::size_t color_step = 64 * 37;
   std::size_t usable_;  // bytes a fiber may use
   std::size_t page_;
   std::vector<void*> free_;  // base addresses (guard page first)
