@@ -20,7 +20,8 @@ stack_pool::stack_pool(std::size_t stack_bytes) : page_(std::size_t(::sysconf(_S
 }
 
 stack_pool::~stack_pool() {
-  for (void* base : free_) {
+  for (void* entry : free_) {
+    void* base = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(entry) / page_ * page_);
 #if defined(GPMX_SANITIZER_address)
     // Frames that ran on this stack left redzones in ASan's shadow; a later
     // mapping at the same address (a pool file) would inherit them.
@@ -35,9 +36,14 @@ boost::context::stack_context stack_pool::take() {
   // exit, where an exception would end the process).
   free_.reserve(free_.size() + outstanding_ + 1);
   void* base;
+  std::size_t color;
   if (!free_.empty()) {
-    base = free_.back();
+    // A stack keeps its color: frames laid out as before (a sanitizer's
+    // marks on the stack from its last fiber stay where frames will be).
+    const auto entry = reinterpret_cast<std::uintptr_t>(free_.back());
     free_.pop_back();
+    base = reinterpret_cast<void*>(entry / page_ * page_);
+    color = entry % page_;
   } else {
     base = ::mmap(nullptr, usable_ + page_, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -45,15 +51,16 @@ boost::context::stack_context stack_pool::take() {
       throw error(error_code::io, fmt::format("cannot map a fiber stack of {} bytes: {} ({} stacks in use)",
                                               usable_, std::strerror(errno), outstanding_));
     ::mprotect(base, page_, PROT_NONE);  // overflow faults instead of corrupting
+    color = (mapped_++ * color_step) % page_;
   }
   ++outstanding_;
   boost::context::stack_context sc;
   // Stacks are page-aligned, so every fiber's newest frames would sit at the
   // same offset in a page and so in the same few cache sets: thousands of
   // parked fibers resumed in turn would evict each other there. Each stack
-  // starts a different number of cache lines below its top instead (the
-  // color, under a page, from the stack's address).
-  const std::size_t color = (reinterpret_cast<std::uintptr_t>(base) / page_ * color_step) % page_;
+  // starts a different number of cache lines below its top instead: the
+  // color, under a page, given in turn to each stack mapped (not from the
+  // address: where mmap puts stacks varies, under a sanitizer too).
   sc.size = usable_ - color;
   sc.sp = static_cast<char*>(base) + page_ + usable_ - color;  // stacks grow down
   last_ = sc;
@@ -61,9 +68,11 @@ boost::context::stack_context stack_pool::take() {
 }
 
 void stack_pool::give_back(boost::context::stack_context& sc) noexcept {
-  // The color is under a page: rounding up finds the stack's base again.
+  // The color is under a page: rounding up finds the stack's base again,
+  // and the entry keeps the color in the base's low bits.
   const auto low = reinterpret_cast<std::uintptr_t>(sc.sp) - usable_ - page_;
-  free_.push_back(reinterpret_cast<void*>((low + page_ - 1) / page_ * page_));
+  const auto base = (low + page_ - 1) / page_ * page_;
+  free_.push_back(reinterpret_cast<void*>(base + (base - low)));
   --outstanding_;
 }
 

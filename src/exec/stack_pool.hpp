@@ -26,12 +26,13 @@ class stack_pool {
   const boost::context::stack_context& last_taken() const { return last_; }
 
  private:
-  // Cache lines between the colors of stacks on consecutive pages: odd, so
-  // that 64 consecutive pages take all 64 line offsets of a page.
+  // Cache lines between the colors of stacks mapped one after another: odd,
+  // so that 64 in a row get all 64 line offsets of a page.
   static constexpr std::size_t color_step = 64 * 37;
+  std::size_t mapped_ = 0;
   std::size_t usable_;  // bytes a fiber may use
   std::size_t page_;
-  std::vector<void*> free_;  // base addresses (guard page first)
+  std::vector<void*> free_;  // base addresses (guard page first) plus the stack's color
   std::size_t outstanding_ = 0;
   boost::context::stack_context last_{};
 };
