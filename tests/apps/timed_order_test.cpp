@@ -6,6 +6,7 @@
 // "The hardware against the model").
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 
 #include "gpmx/check/durable_order.hpp"
@@ -23,6 +24,11 @@ struct order_case {
   style s;
   std::string hardware;  // persist.model
 };
+
+// So that gtest's and ctest's listings show the case, not its bytes.
+void PrintTo(const order_case& c, std::ostream* os) {
+  *os << c.workload << " " << to_string(c.s) << " on " << c.hardware;
+}
 
 std::string case_name(const testing::TestParamInfo<order_case>& i) {
   return test::test_name(i.param.workload + "_" + std::string(to_string(i.param.s)) + "_on_" + i.param.hardware);
