@@ -9,6 +9,7 @@
 #include "hashmap/cuckoo.hpp"
 #include "hashmap/hashmap.hpp"
 #include "workload_harness.hpp"
+#include "print_style.hpp"
 
 namespace {
 using namespace gpmx;

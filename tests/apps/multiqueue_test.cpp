@@ -6,6 +6,7 @@
 
 #include "multiqueue/multiqueue.hpp"
 #include "workload_harness.hpp"
+#include "print_style.hpp"
 
 namespace {
 using namespace gpmx;

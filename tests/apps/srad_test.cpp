@@ -14,6 +14,7 @@
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 #include "workload_harness.hpp"
+#include "print_style.hpp"
 
 namespace {
 using namespace gpmx;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <set>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ using namespace gpmx::apps;
 struct bug_case {
   std::string workload, bug;
 };
+
+// So that gtest's and ctest's listings show the case, not its bytes.
+void PrintTo(const bug_case& c, std::ostream* os) { *os << c.workload << " " << c.bug; }
 
 std::string case_name(const testing::TestParamInfo<bug_case>& i) {
   return test::test_name(i.param.workload + "_" + i.param.bug);

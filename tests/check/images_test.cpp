@@ -1,8 +1,15 @@
 // The image strategies: closure, bounds, counts, completeness, determinism.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "check/trace_builder.hpp"
 #include "gpmx/check/images.hpp"
+
+namespace gpmx::check {
+// gtest prints the parameter in its listings: the model's name, not a byte.
+inline void PrintTo(persist_model m, std::ostream* os) { *os << to_string(m); }
+}  // namespace gpmx::check
 
 namespace {
 using namespace check_test;
