@@ -27,8 +27,8 @@ bool group_commit::gather(std::vector<pm_line>& lines, durability_batch& batch) 
   // Keep the lines of domains that flush cheaply for the caller; turn the
   // others into runs of adjacent lines (a thread records in store order,
   // so most of its lines already come in runs).
-  // A line the thread stored only part of stays a run of its own when its
-  // domain persists stored bytes; otherwise the whole line goes.
+  // A line the thread stored only part of stays a run of its own, with its
+  // marks (the flush decides, by domain, whether they matter).
   constexpr std::uint64_t whole = ~std::uint64_t(0);
   const std::size_t first_run = batch.runs.size();
   std::size_t kept = 0;
@@ -37,13 +37,12 @@ bool group_commit::gather(std::vector<pm_line>& lines, durability_batch& batch) 
       lines[kept++] = l;
       continue;
     }
-    const std::uint64_t stored = l.domain->persists_stored_bytes() ? l.stored : whole;
     std::vector<line_run>& runs = batch.runs;
     if (runs.size() > first_run && runs.back().domain == l.domain && runs.back().last + 1 == l.line &&
-        runs.back().stored == whole && stored == whole)
+        runs.back().stored == whole && l.stored == whole)
       ++runs.back().last;
     else
-      runs.push_back({l.domain, l.line, l.line, stored});
+      runs.push_back({l.domain, l.line, l.line, l.stored});
   }
   const bool took = kept != lines.size();
   lines.resize(kept);
@@ -192,6 +191,26 @@ void merge_stored_bytes(const line_run* runs, std::size_t n, std::size_t gap_byt
   if (open) out.push_back({reinterpret_cast<const void*>(begin), end - begin, asked});
 }
 
+void merge_runs_by_unit(const line_run* runs, std::size_t n, std::size_t unit_bytes,
+                        std::vector<persist_domain::merged_range>& out) {
+  out.clear();
+  const std::uintptr_t unit = std::max<std::uintptr_t>(1, unit_bytes / persist_line_bytes);
+  std::size_t i = 0;
+  while (i < n) {
+    std::uintptr_t first = runs[i].first, last = runs[i].last;
+    std::size_t asked = (last - first + 1) * persist_line_bytes;
+    std::size_t j = i + 1;
+    while (j < n && runs[j].first / unit <= last / unit + 1) {
+      last = std::max(last, runs[j].last);
+      asked += (runs[j].last - runs[j].first + 1) * persist_line_bytes;
+      ++j;
+    }
+    out.push_back({reinterpret_cast<const void*>(first * persist_line_bytes), (last - first + 1) * persist_line_bytes,
+                   asked});
+    i = j;
+  }
+}
+
 std::uint64_t group_commit::flush(std::vector<line_run>& runs) {
   std::sort(runs.begin(), runs.end(), [](const line_run& a, const line_run& b) {
     return a.domain != b.domain ? std::less<>()(a.domain, b.domain) : a.first < b.first;
@@ -200,33 +219,16 @@ std::uint64_t group_commit::flush(std::vector<line_run>& runs) {
   std::uint64_t calls = 0;
   std::size_t i = 0;
   while (i < runs.size()) {
-    // Every range of one domain goes to it at once (persist_group).
+    // Every range of one domain goes to it at once (persist_group): the
+    // bytes stored for a journal, else whole lines merged where their flush
+    // units touch (msync: pages).
     const persist_domain* d = runs[i].domain;
-    if (d->persists_stored_bytes()) {
-      std::size_t j = i;
-      while (j < runs.size() && runs[j].domain == d) ++j;
-      merge_stored_bytes(runs.data() + i, j - i, stored_gap_bytes, ranges);
-      calls += d->persist_group(ranges.data(), ranges.size());
-      i = j;
-      continue;
-    }
-    // Runs whose flush units touch share one range (msync: pages).
-    const std::uintptr_t unit = std::max<std::uintptr_t>(1, d->flush_unit_bytes() / persist_line_bytes);
-    ranges.clear();
-    while (i < runs.size() && runs[i].domain == d) {
-      std::uintptr_t first = runs[i].first, last = runs[i].last;
-      std::size_t asked = (last - first + 1) * persist_line_bytes;
-      std::size_t j = i + 1;
-      while (j < runs.size() && runs[j].domain == d && runs[j].first / unit <= last / unit + 1) {
-        last = std::max(last, runs[j].last);
-        asked += (runs[j].last - runs[j].first + 1) * persist_line_bytes;
-        ++j;
-      }
-      ranges.push_back({reinterpret_cast<const void*>(first * persist_line_bytes),
-                        (last - first + 1) * persist_line_bytes, asked});
-      i = j;
-    }
+    std::size_t j = i;
+    while (j < runs.size() && runs[j].domain == d) ++j;
+    if (d->persists_stored_bytes()) merge_stored_bytes(runs.data() + i, j - i, stored_gap_bytes, ranges);
+    else merge_runs_by_unit(runs.data() + i, j - i, d->flush_unit_bytes(), ranges);
     calls += d->persist_group(ranges.data(), ranges.size());
+    i = j;
   }
   return calls;
 }

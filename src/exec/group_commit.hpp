@@ -34,7 +34,8 @@ struct line_run {
   const persist_domain* domain;
   std::uintptr_t first, last;  // lines, inclusive
   // The bytes stored, as pm_line::stored: every byte of a run of several
-  // lines; a run of one line may hold fewer.
+  // lines; a run of one line may hold fewer (only a domain that persists
+  // stored bytes looks at them).
   std::uint64_t stored = ~std::uint64_t(0);
 };
 
@@ -43,6 +44,11 @@ struct line_run {
 // gap between them is at most `gap_bytes` (a journal pays a 16-byte range
 // entry for a range and one byte per byte of a gap). Replaces `out`.
 void merge_stored_bytes(const line_run* runs, std::size_t n, std::size_t gap_bytes,
+                        std::vector<persist_domain::merged_range>& out);
+// For any other domain: whole lines of `runs` (sorted by first line), runs
+// whose flush units of `unit_bytes` touch joined into one range; each
+// range's `asked` counts only its runs' lines. Replaces `out`.
+void merge_runs_by_unit(const line_run* runs, std::size_t n, std::size_t unit_bytes,
                         std::vector<persist_domain::merged_range>& out);
 
 // One worker's hand-overs during a round of its blocks, given to the flusher

@@ -20,14 +20,13 @@ stack_pool::stack_pool(std::size_t stack_bytes) : page_(std::size_t(::sysconf(_S
 }
 
 stack_pool::~stack_pool() {
-  for (void* entry : free_) {
-    void* base = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(entry) / page_ * page_);
+  for (const free_stack& f : free_) {
 #if defined(GPMX_SANITIZER_address)
     // Frames that ran on this stack left redzones in ASan's shadow; a later
     // mapping at the same address (a pool file) would inherit them.
-    ASAN_UNPOISON_MEMORY_REGION(base, usable_ + page_);
+    ASAN_UNPOISON_MEMORY_REGION(f.base, usable_ + page_);
 #endif
-    ::munmap(base, usable_ + page_);
+    ::munmap(f.base, usable_ + page_);
   }
 }
 
@@ -40,10 +39,9 @@ boost::context::stack_context stack_pool::take() {
   if (!free_.empty()) {
     // A stack keeps its color: frames laid out as before (a sanitizer's
     // marks on the stack from its last fiber stay where frames will be).
-    const auto entry = reinterpret_cast<std::uintptr_t>(free_.back());
+    base = free_.back().base;
+    color = free_.back().color;
     free_.pop_back();
-    base = reinterpret_cast<void*>(entry / page_ * page_);
-    color = entry % page_;
   } else {
     base = ::mmap(nullptr, usable_ + page_, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -68,11 +66,10 @@ boost::context::stack_context stack_pool::take() {
 }
 
 void stack_pool::give_back(boost::context::stack_context& sc) noexcept {
-  // The color is under a page: rounding up finds the stack's base again,
-  // and the entry keeps the color in the base's low bits.
+  // The color is under a page: rounding up finds the stack's base again.
   const auto low = reinterpret_cast<std::uintptr_t>(sc.sp) - usable_ - page_;
   const auto base = (low + page_ - 1) / page_ * page_;
-  free_.push_back(reinterpret_cast<void*>(base + (base - low)));
+  free_.push_back({reinterpret_cast<void*>(base), base - low});
   --outstanding_;
 }
 

@@ -32,7 +32,11 @@ class stack_pool {
   std::size_t mapped_ = 0;
   std::size_t usable_;  // bytes a fiber may use
   std::size_t page_;
-  std::vector<void*> free_;  // base addresses (guard page first) plus the stack's color
+  struct free_stack {
+    void* base;         // guard page first
+    std::size_t color;  // kept when the stack is taken again
+  };
+  std::vector<free_stack> free_;
   std::size_t outstanding_ = 0;
   boost::context::stack_context last_{};
 };
