@@ -20,6 +20,11 @@
 // 1 M accounts), H1, H2 (tx-hash, 15 M + 35 M and 1 M + 3 M entries), B1,
 // B2 (tx-bvh over 100,000 and 187,854 faces: construction then reduction,
 // with construction_s and reduction_s of the last run: B and R).
+// With `gpu` set, every row runs its kernels on that GPU with the pools in
+// host memory across PCIe (PM-far, as GPM): no throttle (one bandwidth,
+// "native"), helpers off and on (the bandwidth monitor is not built for the
+// GPU: the adaptive row says so), pm_bytes_per_tx the log and home bytes
+// the kernels stored to PM.
 // With `timed` set, every row runs in the timed mode on that simulated GPU
 // with nvm.write_gbs set to the row's bandwidth (no wall-clock throttle):
 // the times are simulated kernel time, one run each (the timed schedule is
@@ -32,6 +37,7 @@
 #include <vector>
 
 #include "common/workload.hpp"
+#include "gpmx/exec/gpu_session.hpp"
 #include "gpmx/bench/report.hpp"
 #include "gpmx/sim/config.hpp"
 
@@ -52,6 +58,7 @@ struct tx_bench_options {
   unsigned workers = 0;  // executor workers; 0: the default
   bool baseline = true;  // the libpmemobj rows for the ATM configurations (when built with it)
   apps::params overrides;  // applied over every configuration's parameters (-p NAME=VALUE)
+  const gpu_session* gpu = nullptr;  // set: kernels on this GPU (bandwidths must be {0})
   std::optional<sim::sim_config> timed;  // set: the timed mode on this GPU (its nvm.write_gbs is the row's)
   std::function<void(const std::string&)> progress;  // called before each configuration
 };

@@ -78,7 +78,7 @@ tx_stats run_batches(const env& e, stm::tx_heap& heap, const tx_shape& s, style 
       monitor.emplace(shared, s.blocks,
                       stm::monitor_options{double(s.threshold_mbps) * 1e6, std::uint64_t(s.slice_us) * 1000, 5},
                       monitor_clock(e.ex.cpu()));
-      attached.emplace(e.ex.cpu().attach(*monitor));
+      (void)attached.emplace(e.ex.cpu().attach(*monitor));  // the attachment lives in `attached`
     }
     const auto start = std::chrono::steady_clock::now();
     e.ex.launch(cfg, tx_kernel{}, args);

@@ -58,6 +58,39 @@ for w in gpkvs hashmap multiqueue gpdb; do
   done
 done
 
+# The transaction benchmarks at the paper's grid (512 blocks of 256
+# committers), helpers off and on, durable fence on: the GPU's home image
+# against the sequential reference (tx-atm), every key once (tx-hash), the
+# tree and its boxes (tx-bvh), checked by the host.
+for w in tx-atm tx-hash tx-bvh; do
+  for helpers in 0 1; do
+    d="$data/$w-$helpers"
+    expect 0 "$gpmx" run "$w" -p helpers=$helpers -p durable=1 --backend cuda --quiet --data "$d"
+    expect 0 "$gpmx" verify "$w" --data "$d"
+    rm -rf "$d"
+  done
+done
+expect 2 "$gpmx" run tx-atm -p helpers=2 --backend cuda --quiet --data "$data/tx-adaptive"
+grep -q "bandwidth monitor" err.txt || { echo "FAIL: adaptive on the GPU not refused by name"; cat err.txt; failures=$((failures + 1)); }
+# Killed while transactions run (many batches, each applied and truncated):
+# recovery applies the durable prefix, verify checks the total and promises.
+for helpers in 0 1; do
+  d="$data/tx-kill-$helpers"
+  expect 0 "$gpmx" run tx-atm -p helpers=$helpers -p batches=1024 --backend cuda --kill-after-ms 600 --quiet --data "$d"
+  "$gpmx" recover tx-atm --data "$d" >out.txt 2>&1
+  status=$?
+  if [ $status -eq 0 ]; then
+    expect 0 "$gpmx" verify tx-atm --data "$d"
+  elif ! grep -q "run it first" out.txt; then
+    echo "FAIL: tx-atm recover (helpers $helpers) exited $status"; cat out.txt; failures=$((failures + 1))
+  fi
+  rm -rf "$d"
+done
+expect 0 "$gpmx" bench tx --backend cuda --small --repeat 1 --no-baseline --config A1 --config B1 --json --dir "$data"
+for row in tx_A1_native_off tx_A1_native_on tx_B1_native_on; do
+  grep -q "\"$row\"" out.txt || { echo "FAIL: bench tx on the GPU has no $row row"; cat out.txt; failures=$((failures + 1)); }
+done
+
 # The benches on the GPU: restoration (children crashed at the host's crash
 # points, each with its own session), and PM bytes counted from the kernels.
 expect 0 "$gpmx" bench workloads --backend cuda --small --repeat 1 --only gpkvs --only gpdb --json --dir "$data"

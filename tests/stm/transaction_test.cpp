@@ -2,7 +2,7 @@
 // deterministic schedule with several seeds and under the parallel one;
 // committed transactions serialize in sequence order (replaying the log in
 // that order gives exactly the visible words); the durable fence returns
-// only once the caller's record is durable.
+// only once the caller's record and every earlier one are durable.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -63,8 +63,11 @@ struct increment_kernel {
     if (a.helpers) ring.committer_done(t);
     stm::durable_fence(t, a.shared, tx.last_seq());
     const std::uint32_t mine = tx.last_seq() - a.shared.first_seq;
-    if (t.atomic_load(&a.shared.durable[mine], memory_order::acquire, scope::device) == 0u)
-      t.atomic_add(a.fence_failures, 1u);
+    for (std::uint32_t i = 0; i <= mine; ++i)  // this record and every earlier one
+      if (t.atomic_load(&a.shared.durable[i], memory_order::acquire, scope::device) == 0u) {
+        t.atomic_add(a.fence_failures, 1u);
+        break;
+      }
   }
 };
 
@@ -76,7 +79,7 @@ struct rig {
   kernel_vector<std::uint32_t> data = kernel_vector<std::uint32_t>(words, 0),
                                status = kernel_vector<std::uint32_t>(blocks * committers, 0),
                                counter_words = kernel_vector<std::uint32_t>(4, 0),
-                               durable = kernel_vector<std::uint32_t>(blocks * committers * per_thread, 0);
+                               durable = kernel_vector<std::uint32_t>(stm::durable_words(blocks * committers * per_thread), 0);
   kernel_vector<std::uint64_t> counters = kernel_vector<std::uint64_t>(blocks * stm::counters_per_block, 0);
 
   rig() { stm::tx_heap::create(pool, words, g); }
@@ -91,7 +94,7 @@ struct rig {
     s.seq = &counter_words[0];
     s.durable = durable.data();
     s.first_seq = 1;
-    s.seq_capacity = std::uint32_t(durable.size());
+    s.seq_capacity = blocks * committers * per_thread;
     s.persisted_prefix = &counter_words[1];
     s.counters = counters.data();
     const std::uint32_t ring = 64;

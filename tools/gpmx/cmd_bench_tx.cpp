@@ -19,14 +19,15 @@ void register_bench_tx(CLI::App& bench) {
   struct args {
     bench::tx_bench_options o;
     bool json = false, timed = false;
-    std::string out, dir, sim_config = "sbrp-table1";
+    std::string out, dir, sim_config = "sbrp-table1", backend = "cpu";
     std::vector<std::string> param_texts, sets;
   };
   auto a = std::make_shared<args>();
   cmd->add_option("--config", a->o.configs, fmt::format("configurations ({})", fmt::join(bench::tx_bench_configs(), ", ")))
       ->capture_default_str();
-  cmd->add_option("--nvram-mbps", a->o.bandwidths_mbps, "emulated NVRAM write bandwidths in MB/s (0: no throttle)")
-      ->capture_default_str();
+  auto* nvram = cmd->add_option("--nvram-mbps", a->o.bandwidths_mbps,
+                                "emulated NVRAM write bandwidths in MB/s (0: no throttle; with --backend cuda: 0 only)")
+                    ->capture_default_str();
   cmd->add_option("--repeat", a->o.repeat, "runs per row (median reported)")->capture_default_str();
   cmd->add_option("--threshold-mbps", a->o.threshold_mbps,
                   "adaptive rows: the bandwidth monitor's threshold in MB/s (0: the workload's, the paper's 200)")
@@ -41,11 +42,17 @@ void register_bench_tx(CLI::App& bench) {
   cmd->add_option("--sim-config", a->sim_config, "--timed: the simulated GPU (gpmx sim --list-configs)")
       ->capture_default_str();
   cmd->add_option("--set", a->sets, "--timed: KEY=VALUE over the simulated GPU's configuration, repeatable");
+  add_backend_option(cmd, a->backend,
+                     "where kernels run: cpu, or cuda (GPU 0; pools in host memory across PCIe, no throttle, "
+                     "helpers off and on; files default to /dev/shm)");
   cmd->add_option("--dir", a->dir, "directory for the pools (default: the temporary directory; /dev/shm is best)");
   cmd->add_flag("--json", a->json, "print JSON instead of a table");
   cmd->add_option("--out", a->out, "also write the JSON to this file");
-  cmd->callback([a] {
+  cmd->callback([a, nvram] {
     a->o.directory = a->dir;
+    const bool gpu = a->backend == "cuda";
+    if (gpu && a->dir.empty()) a->o.directory = "/dev/shm";  // a GPU maps tmpfs pages only (gpu_session.hpp)
+    if (gpu && nvram->count() == 0) a->o.bandwidths_mbps = {0};  // the link's own speed
     for (const std::string& t : a->param_texts) apps::parse_param(t, a->o.overrides);
     if (!a->timed && !a->sets.empty()) throw config_error("bench tx: --set configures the simulated GPU; add --timed");
     if (a->timed) {
@@ -55,6 +62,8 @@ void register_bench_tx(CLI::App& bench) {
       a->o.timed = c;
     }
     a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
+    const auto session = open_backend(a->backend, "bench");
+    a->o.gpu = session.get();
     print_results(bench::run_tx_benchmarks(a->o), a->json, a->out);
   });
 }

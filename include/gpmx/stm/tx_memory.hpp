@@ -41,6 +41,17 @@ enum tx_counter : std::uint32_t {
 inline constexpr std::uint32_t occupancy_buckets = 20;
 inline constexpr std::uint32_t counters_per_block = tx_counter_count + occupancy_buckets;
 
+// Records per chunk of the durable fence's counts: a fence far behind
+// skips a chunk whose records are all durable with one load, so catching
+// up over n records costs about n / durable_chunk + durable_chunk loads,
+// not a step per record (on a GPU, a million waiters advancing one shared
+// prefix a record at a time took 9 s for a 7 ms kernel).
+inline constexpr std::uint32_t durable_chunk = 1024;
+// Words of tx_shared::durable for `capacity` sequence numbers.
+GPMX_HD constexpr std::uint64_t durable_words(std::uint32_t capacity) {
+  return std::uint64_t(capacity) + (std::uint64_t(capacity) + durable_chunk - 1) / durable_chunk;
+}
+
 struct tx_shared {
   std::uint32_t* data = nullptr;    // the words (visible copy)
   std::uint32_t words = 0;
@@ -50,7 +61,9 @@ struct tx_shared {
   std::uint32_t* status = nullptr;  // per committer id: a tx_status
   std::uint32_t* seq = nullptr;     // the last sequence number taken
   // Durable fence: durable[s - first_seq] is set once record s is durable;
-  // every sequence number <= *persisted_prefix is.
+  // every sequence number <= *persisted_prefix is. The array holds
+  // durable_words(seq_capacity) words: the flags, then per chunk of
+  // durable_chunk records the count of those durable (durability.hpp).
   std::uint32_t* durable = nullptr;
   std::uint32_t first_seq = 1;
   std::uint32_t seq_capacity = 0;
