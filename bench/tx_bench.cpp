@@ -210,14 +210,6 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
     for (const std::uint64_t bw : o.bandwidths_mbps) {
       std::map<std::string, double> median_s;
       for (unsigned m = 0; m < 3; ++m) {
-        if (o.gpu && m == 2) {
-          result r;
-          r.name = fmt::format("tx_{}_{}_{}", c.name, bandwidth_label(bw), mode_names[m]);
-          r.note = "not measured: the bandwidth monitor runs beside the kernel on the cpu executor and in the timed "
-                   "mode only, not on a GPU";
-          rows.push_back(std::move(r));
-          continue;
-        }
         apps::params given = o.small ? w.small_params() : c.params;
         for (const auto& [k, v] : o.overrides) given[k] = v;
         given["helpers"] = m;

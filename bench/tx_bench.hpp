@@ -22,9 +22,9 @@
 // with construction_s and reduction_s of the last run: B and R).
 // With `gpu` set, every row runs its kernels on that GPU with the pools in
 // host memory across PCIe (PM-far, as GPM): no throttle (one bandwidth,
-// "native"), helpers off and on (the bandwidth monitor is not built for the
-// GPU: the adaptive row says so), pm_bytes_per_tx the log and home bytes
-// the kernels stored to PM.
+// "native"), helpers off, on and adaptive (the bandwidth monitor on a host
+// thread beside the kernel, reading the GPU's counters in managed memory),
+// pm_bytes_per_tx the log bytes the kernels stored to PM.
 // With `timed` set, every row runs in the timed mode on that simulated GPU
 // with nvm.write_gbs set to the row's bandwidth (no wall-clock throttle):
 // the times are simulated kernel time, one run each (the timed schedule is

@@ -15,7 +15,9 @@ tx_device::tx_device(const tx_shape& s, std::span<const std::uint32_t> home)
       data_(home.begin(), home.end()),
       status_(s.committer_count(), 0),
       words_(4, 0),
-      durable_(stm::durable_words(std::uint32_t(s.transactions_per_batch())), 0),
+      // Only committers that end with a durable fence read the flags:
+      // without one nobody tracks durability (no array, no stores to it).
+      durable_(s.durable_fence ? stm::durable_words(std::uint32_t(s.transactions_per_batch())) : 0, 0),
       orecs_(home.size(), 0),
       counters_(std::uint64_t(s.blocks) * stm::counters_per_block, 0) {}
 
@@ -30,7 +32,7 @@ stm::tx_shared tx_device::prepare(std::uint64_t applied_upto, bool helpers_on) {
   s.orecs = orecs_.data();
   s.status = status_.data();
   s.seq = &words_[seq_word];
-  s.durable = durable_.data();
+  s.durable = durable_.empty() ? nullptr : durable_.data();
   s.first_seq = std::uint32_t(applied_upto + 1);
   s.seq_capacity = std::uint32_t(shape_.transactions_per_batch());
   s.persisted_prefix = &words_[prefix_word];

@@ -33,11 +33,6 @@ opened_heap make_heap(const env& e, const workload& w, const params& p, std::uin
     throw config_error(fmt::format("{}: nvram_mbps={} throttles the host's persists; on the GPU the kernels' "
                                    "stores cross PCIe to the pool at the link's own speed (use nvram_mbps=0)",
                                    w.name(), s.nvram_mbps));
-  if (e.ex.on_gpu() && s.helpers == helper_mode::adaptive)
-    throw config_error(fmt::format("{}: helpers=2 (adaptive) needs the bandwidth monitor beside the running "
-                                   "kernel, built for the cpu executor and the timed mode only; on the GPU "
-                                   "use helpers=0 or 1 (docs/transactions.md)",
-                                   w.name()));
   if (s.nvram_mbps != 0 && e.ex.cpu().options().policy == cpu::schedule::timed)
     throw config_error(fmt::format("{}: nvram_mbps={} throttles in wall-clock time; in the timed mode the NVM "
                                    "model sets the bandwidth (--set nvm.write_gbs=G)",

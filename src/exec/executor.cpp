@@ -105,6 +105,11 @@ agent_attachment executor::attach(agent& a) {
   return agent_attachment(*this, a);
 }
 
+std::vector<agent*> executor::attached_agents() const {
+  std::lock_guard serial(impl_->launch_mutex);
+  return impl_->agents;
+}
+
 void executor::detach(agent& a) {
   std::lock_guard serial(impl_->launch_mutex);
   std::erase(impl_->agents, &a);

@@ -62,6 +62,7 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
       throw gpu_unavailable(fmt::format("{} cannot use host pointers for registered memory, which gpmx's PM pools need",
                                         prop_.name));
     if (!managed_ok) throw gpu_unavailable(fmt::format("{} has no managed memory, which kernel buffers need", prop_.name));
+    cudaDeviceGetAttribute(&concurrent_managed_, cudaDevAttrConcurrentManagedAccess, device);
     cudaDriverGetVersion(&driver_);
     check(cudaMalloc(&pm_bytes_, sizeof *pm_bytes_), "cudaMalloc", "the kernels' PM store counter");
     check(cudaMemset(pm_bytes_, 0, sizeof *pm_bytes_), "cudaMemset", "the kernels' PM store counter");
@@ -103,6 +104,8 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
     return bytes == 0 || (known(p) && known(static_cast<const std::byte*>(p) + bytes - 1));
   }
 
+  bool host_runs_beside_kernels() const override { return concurrent_managed_ != 0; }
+
   unsigned long long* pm_store_counter() const override { return pm_bytes_; }
   // Waits for the kernels in flight (a copy from device memory does); 0 when
   // the context failed (the failure itself was reported by finish_kernel).
@@ -140,6 +143,7 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
  private:
   cudaDeviceProp prop_{};
   int driver_ = 0;
+  int concurrent_managed_ = 0;
   unsigned long long* pm_bytes_ = nullptr;
   std::pmr::memory_resource* previous_memory_ = nullptr;
   std::mutex mutex_;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdint>
 #include <filesystem>
 #include <ostream>
 #include <string>
@@ -23,7 +24,8 @@ using namespace gpmx;
 namespace fs = std::filesystem;
 
 check::check_report check(const std::string& workload, apps::style s, check::persist_model m,
-                          const std::string& bug, std::size_t max_images, bool stop_at_first, unsigned jobs = 2) {
+                          const std::string& bug, std::size_t max_images, bool stop_at_first, unsigned jobs = 2,
+                          std::uint64_t seed = 1) {
   apps::workload& w = apps::find_workload(workload);
   const scratch_dir sc({}, "check-" + workload + "-" + (bug.empty() ? "ok" : bug) + "-" + check::to_string(m));
   check::check_options o;
@@ -33,7 +35,7 @@ check::check_report check(const std::string& workload, apps::style s, check::per
   o.jobs = jobs;
   o.root = sc / "traced";
   o.work_dir = sc / "images";
-  return apps::check_workload(w, apps::resolve_params(w, w.small_params()), s, bug, 1, o);
+  return apps::check_workload(w, apps::resolve_params(w, w.small_params()), s, bug, seed, o);
 }
 
 std::string first_cause(const check::check_report& r) {
@@ -101,11 +103,20 @@ void PrintTo(const bug_case& c, std::ostream* os) { *os << c.workload << " --bug
 
 class SeededBugs : public testing::TestWithParam<bug_case> {};
 
+// Some bugs show only in schedules that interleave the right threads (the
+// careless helper of drain-past-clean must overtake a committer between its
+// reservation and its write): the first of three trace schedules that shows
+// the bug is enough, as a user would try `gpmx check --seed`.
 TEST_P(SeededBugs, AreFoundUnderTheModelTheyViolate) {
   const bug_case& c = GetParam();
-  const check::check_report r =
-      check(c.workload, c.bug.s, check::parse_model(c.bug.model), c.bug.name, 20000, true);
-  ASSERT_FALSE(r.failures.empty()) << c.workload << " --bug " << c.bug.name << ": no failing image in " << r.images;
+  check::check_report r;
+  std::uint64_t seed = 1;
+  for (; seed <= 3; ++seed) {
+    r = check(c.workload, c.bug.s, check::parse_model(c.bug.model), c.bug.name, 20000, true, 2, seed);
+    if (!r.failures.empty()) break;
+  }
+  ASSERT_FALSE(r.failures.empty()) << c.workload << " --bug " << c.bug.name << ": no failing image in "
+                                   << r.images << " (seeds 1 to 3)";
   EXPECT_FALSE(r.failures.front().crash_at.empty());
   EXPECT_FALSE(r.failures.front().verdict.empty());
 }

@@ -43,8 +43,8 @@ void register_bench_tx(CLI::App& bench) {
       ->capture_default_str();
   cmd->add_option("--set", a->sets, "--timed: KEY=VALUE over the simulated GPU's configuration, repeatable");
   add_backend_option(cmd, a->backend,
-                     "where kernels run: cpu, or cuda (GPU 0; pools in host memory across PCIe, no throttle, "
-                     "helpers off and on; files default to /dev/shm)");
+                     "where kernels run: cpu, or cuda (GPU 0; pools in host memory across PCIe, no throttle; "
+                     "files default to /dev/shm)");
   cmd->add_option("--dir", a->dir, "directory for the pools (default: the temporary directory; /dev/shm is best)");
   cmd->add_flag("--json", a->json, "print JSON instead of a table");
   cmd->add_option("--out", a->out, "also write the JSON to this file");

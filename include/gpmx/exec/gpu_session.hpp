@@ -47,6 +47,10 @@ class gpu_session {
   // Whether kernels on the GPU can use [p, p + bytes): device, managed or
   // registered memory (a pool), not plain host memory such as the stack.
   virtual bool reaches(const void* p, std::size_t bytes) const = 0;
+  // Whether host threads may touch kernel (managed) memory while a kernel
+  // runs (cudaDevAttrConcurrentManagedAccess): agents beside a GPU launch
+  // need it (launch_target.hpp refuses them otherwise, naming the GPU).
+  virtual bool host_runs_beside_kernels() const = 0;
   // Device memory where kernels launched through a launch_target add the
   // bytes they store to PM (pm_write_stats counts host threads only).
   virtual unsigned long long* pm_store_counter() const = 0;

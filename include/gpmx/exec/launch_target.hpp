@@ -6,9 +6,11 @@
 // for it is an error, never a silent CPU run.
 #include <span>
 #include <string>
+#include <vector>
 
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/exec/gpu_session.hpp"
+#include "gpmx/exec/host_agents.hpp"
 #include "gpmx/exec/kernel_memory.hpp"
 #include "gpmx/exec/launch_config.hpp"
 #include "gpmx/exec/mem_view.hpp"
@@ -62,8 +64,17 @@ class launch_target {
     }
 #if defined(__CUDACC__)
     gpu_session::at_kernel_boundary();
+    // Agents attached to the executor (a bandwidth monitor, a storage
+    // controller) serve the GPU's kernel from host threads while it runs.
+    const std::vector<agent*> agents = cpu_->attached_agents();
+    if (!agents.empty() && !gpu_->host_runs_beside_kernels())
+      throw gpu_unavailable("kernel '" + cfg.name + "' needs agents (" + std::string(agents.front()->name()) +
+                            ") beside it, but " + gpu_->description() +
+                            " does not let the host touch managed memory while a kernel runs");
+    host_agent_threads beside(agents);
     cuda::launch_counting(cfg, gpu_->pm_store_counter(), kernel, args...);
     gpu_->finish_kernel(cfg.name);
+    beside.stop();
 #else
     throw cuda_error("kernel '" + cfg.name + "' was asked to run on the GPU from code compiled without nvcc");
 #endif

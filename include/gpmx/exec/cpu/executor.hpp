@@ -8,6 +8,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "gpmx/exec/agent.hpp"
 #include "gpmx/exec/concepts.hpp"
@@ -153,6 +154,9 @@ class executor {
   // gpmx/exec/agent.hpp). Not during a launch of this executor.
   agent_attachment attach(agent& a);
   void detach(agent& a);
+  // The agents attached now (a GPU launch through a launch_target runs them
+  // beside its kernel on host threads, host_agents.hpp).
+  std::vector<agent*> attached_agents() const;
 
   const executor_options& options() const;
   // Whether launches run under an observer (and so with the observed context).
