@@ -63,28 +63,16 @@ struct one_run {
   double nvram_bytes = 0;  // written to NVRAM: charged by the throttle, or the NVM model's
 };
 
-one_run run_on_cpu(const tx_bench_options& o, apps::workload& w, const std::filesystem::path& dir,
-                   const apps::params& p) {
+// One run on the cpu executor, or with its kernels on o.gpu: NVRAM bytes
+// are the throttle's charge on the cpu, the kernels' PM stores on the GPU.
+one_run run_on_cpu_or_gpu(const tx_bench_options& o, apps::workload& w, const std::filesystem::path& dir,
+                          const apps::params& p) {
   cpu::executor ex({.workers = o.workers});
-  one_run r{w.run({ex, dir, pm::durability::none}, p, apps::style::epoch)};
-  r.ns = r.report.seconds * 1e9;
-  r.nvram_bytes = figure(r.report, "nvram_bytes_charged");
-  if (w.name() == "tx-bvh") {
-    r.construction_s = figure(r.report, "construction_seconds");
-    r.reduction_s = figure(r.report, "reduction_seconds");
-  }
-  return r;
-}
-
-// The GPU: the same run with the kernels launched on o.gpu; what they
-// stored to PM comes from the session's counter.
-one_run run_on_gpu(const tx_bench_options& o, apps::workload& w, const std::filesystem::path& dir,
-                   const apps::params& p) {
-  cpu::executor ex({.workers = o.workers});
-  const std::uint64_t stored_before = gpu_session::kernel_pm_store_bytes();
+  const std::uint64_t stored_before = o.gpu ? gpu_session::kernel_pm_store_bytes() : 0;
   one_run r{w.run({launch_target(ex, o.gpu), dir, pm::durability::none}, p, apps::style::epoch)};
   r.ns = r.report.seconds * 1e9;
-  r.nvram_bytes = double(gpu_session::kernel_pm_store_bytes() - stored_before);
+  r.nvram_bytes = o.gpu ? double(gpu_session::kernel_pm_store_bytes() - stored_before)
+                        : figure(r.report, "nvram_bytes_charged");
   if (w.name() == "tx-bvh") {
     r.construction_s = figure(r.report, "construction_seconds");
     r.reduction_s = figure(r.report, "reduction_seconds");
@@ -221,9 +209,7 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
         std::vector<double> runs;
         one_run last;
         for (unsigned k = 0; k < repeat; ++k) {
-          last = o.timed ? run_timed(o, w, scratch / c.name, p, bw)
-                 : o.gpu ? run_on_gpu(o, w, scratch / c.name, p)
-                         : run_on_cpu(o, w, scratch / c.name, p);
+          last = o.timed ? run_timed(o, w, scratch / c.name, p, bw) : run_on_cpu_or_gpu(o, w, scratch / c.name, p);
           runs.push_back(last.ns);
         }
         const apps::run_report& rep = last.report;
