@@ -5,7 +5,24 @@ if(NOT GPMX_CUDA STREQUAL "OFF")
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 80 90)
+      # The GPUs of this machine when nvidia-smi names them (native code, no
+      # JIT at the first launch); else sm_80 code plus its PTX, which every
+      # GPU from sm_80 on can run (later ones compile the PTX at the first
+      # launch). Each architecture costs a device compile of every launcher
+      # file: a machine without a GPU only checks that they compile.
+      # -DCMAKE_CUDA_ARCHITECTURES="80;90" builds for both.
+      set(CMAKE_CUDA_ARCHITECTURES 80)
+      find_program(GPMX_NVIDIA_SMI nvidia-smi)
+      if(GPMX_NVIDIA_SMI)
+        execute_process(COMMAND ${GPMX_NVIDIA_SMI} --query-gpu=compute_cap --format=csv,noheader
+                        OUTPUT_VARIABLE gpmx_caps RESULT_VARIABLE gpmx_smi_rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+        if(gpmx_smi_rc EQUAL 0 AND gpmx_caps MATCHES "^[0-9]+\\.[0-9]+")
+          string(REPLACE "." "" gpmx_caps "${gpmx_caps}")
+          string(REPLACE "\n" ";" gpmx_caps "${gpmx_caps}")
+          list(REMOVE_DUPLICATES gpmx_caps)
+          set(CMAKE_CUDA_ARCHITECTURES ${gpmx_caps})
+        endif()
+      endif()
     endif()
     enable_language(CUDA)
     include(${CMAKE_CURRENT_LIST_DIR}/gpmxCudaStandard.cmake)

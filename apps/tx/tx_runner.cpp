@@ -10,7 +10,7 @@ namespace {
 constexpr std::size_t seq_word = 0, prefix_word = 1, helpers_word = 2;
 }  // namespace
 
-tx_device::tx_device(const tx_shape& s, std::span<const std::uint32_t> home)
+tx_device::tx_device(const tx_shape& s, std::span<const std::uint32_t> home, bool publish)
     : shape_(s),
       data_(home.begin(), home.end()),
       status_(s.committer_count(), 0),
@@ -19,7 +19,8 @@ tx_device::tx_device(const tx_shape& s, std::span<const std::uint32_t> home)
       // without one nobody tracks durability (no array, no stores to it).
       durable_(s.durable_fence ? stm::durable_words(std::uint32_t(s.transactions_per_batch())) : 0, 0),
       orecs_(home.size(), 0),
-      counters_(std::uint64_t(s.blocks) * stm::counters_per_block, 0) {}
+      counters_(std::uint64_t(s.blocks) * stm::counters_per_block, 0),
+      published_(publish ? std::uint64_t(s.blocks) * stm::published_per_block : 0, 0) {}
 
 stm::tx_shared tx_device::prepare(std::uint64_t applied_upto, bool helpers_on) {
   std::fill(durable_.begin(), durable_.end(), 0u);
@@ -38,6 +39,7 @@ stm::tx_shared tx_device::prepare(std::uint64_t applied_upto, bool helpers_on) {
   s.persisted_prefix = &words_[prefix_word];
   s.helpers_on = &words_[helpers_word];
   s.counters = counters_.data();
+  s.published = published_.empty() ? nullptr : published_.data();
   return s;
 }
 

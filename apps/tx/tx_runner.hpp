@@ -35,7 +35,9 @@ struct tx_stats {
 // The device-memory side of a run.
 class tx_device {
  public:
-  tx_device(const tx_shape& s, std::span<const std::uint32_t> home);
+  // publish: whether a host monitor reads published counters (kernels on a
+  // GPU: tx_shared::published), else the counters themselves.
+  tx_device(const tx_shape& s, std::span<const std::uint32_t> home, bool publish);
   // Sets up the next launch: sequence numbers after `applied_upto`.
   stm::tx_shared prepare(std::uint64_t applied_upto, bool helpers_on);
   std::span<const std::uint32_t> data() const { return data_; }
@@ -49,6 +51,7 @@ class tx_device {
   kernel_vector<std::uint32_t> data_, status_, words_, durable_;
   kernel_vector<std::uint64_t> orecs_;
   kernel_vector<std::uint64_t> counters_;
+  host_visible_vector<std::uint64_t> published_;
 };
 
 // Installs the shape's NVRAM throttle on pool (none when nvram_mbps is 0).
@@ -62,7 +65,7 @@ std::function<std::uint64_t()> monitor_clock(const cpu::executor& ex);
 template <class Body>
 tx_stats run_batches(const env& e, stm::tx_heap& heap, const tx_shape& s, style st, const Body& body,
                      const stm::seeded_faults& faults, bool truncate_first) {
-  tx_device dev(s, heap.home());
+  tx_device dev(s, heap.home(), s.helpers == helper_mode::adaptive && e.ex.on_gpu());
   double kernel_s = 0, checkpoint_s = 0;
   std::vector<double> launch_s;
   std::uint64_t switches = 0, slices = 0, slices_on = 0;

@@ -8,7 +8,20 @@ std::atomic<std::pmr::memory_resource*>& current() {
   static std::atomic<std::pmr::memory_resource*> r{std::pmr::new_delete_resource()};
   return r;
 }
+std::atomic<std::pmr::memory_resource*>& host_visible() {
+  static std::atomic<std::pmr::memory_resource*> r{nullptr};
+  return r;
+}
 }  // namespace
+
+std::pmr::memory_resource* host_visible_memory() noexcept {
+  std::pmr::memory_resource* r = host_visible().load(std::memory_order_acquire);
+  return r != nullptr ? r : kernel_memory();
+}
+
+std::pmr::memory_resource* set_host_visible_memory(std::pmr::memory_resource* r) noexcept {
+  return host_visible().exchange(r, std::memory_order_acq_rel);
+}
 
 std::pmr::memory_resource* kernel_memory() noexcept { return current().load(std::memory_order_acquire); }
 

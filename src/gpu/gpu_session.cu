@@ -1,5 +1,6 @@
 // The CUDA back end's session: pools registered with the GPU as mapped host
-// memory (PM-far), kernel memory in CUDA managed memory.
+// memory (PM-far), kernel memory in CUDA managed memory, host-visible kernel
+// memory pinned on the host and mapped into the GPU.
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -33,9 +34,34 @@ class managed_memory final : public std::pmr::memory_resource {
   bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
 };
 
+// Pinned host memory mapped into the GPU: host agents poll and write it
+// while a kernel runs without moving its pages (host_visible_memory()).
+// With unified addressing the GPU uses the host's pointer, checked here.
+class mapped_host_memory final : public std::pmr::memory_resource {
+  void* do_allocate(std::size_t bytes, std::size_t) override {
+    void* p = nullptr;
+    const std::string what = fmt::format("host-visible kernel memory of {} bytes", bytes);
+    check(cudaHostAlloc(&p, bytes == 0 ? 1 : bytes, cudaHostAllocMapped | cudaHostAllocPortable), "cudaHostAlloc",
+          what);
+    void* dev = nullptr;
+    if (cudaHostGetDevicePointer(&dev, p, 0) != cudaSuccess || dev != p) {
+      cudaGetLastError();
+      cudaFreeHost(p);
+      throw cuda_error(what + ": the GPU's address of the pinned buffer differs from the host's");
+    }
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t, std::size_t) override { cudaFreeHost(p); }
+  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+};
+
 // Never destroyed: buffers may outlive the session that allocated them.
 managed_memory& managed() {
   static managed_memory* m = new managed_memory;
+  return *m;
+}
+mapped_host_memory& mapped_host() {
+  static mapped_host_memory* m = new mapped_host_memory;
   return *m;
 }
 
@@ -68,12 +94,14 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
     check(cudaMemset(pm_bytes_, 0, sizeof *pm_bytes_), "cudaMemset", "the kernels' PM store counter");
     add_persist_domain_listener(this);  // registers the pools mapped already
     previous_memory_ = set_kernel_memory(&managed());
+    previous_host_visible_ = set_host_visible_memory(&mapped_host());
     open_session = this;
   }
   ~cuda_session() override {
     open_session = nullptr;
     closed_sessions_pm_bytes += pm_bytes_stored();
     cudaFree(pm_bytes_);
+    set_host_visible_memory(previous_host_visible_);
     set_kernel_memory(previous_memory_);
     remove_persist_domain_listener(this);
     std::lock_guard lock(mutex_);
@@ -146,6 +174,7 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
   int concurrent_managed_ = 0;
   unsigned long long* pm_bytes_ = nullptr;
   std::pmr::memory_resource* previous_memory_ = nullptr;
+  std::pmr::memory_resource* previous_host_visible_ = nullptr;
   std::mutex mutex_;
   std::map<const void*, std::size_t> registered_;
 };

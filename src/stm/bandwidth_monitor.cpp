@@ -1,5 +1,6 @@
 #include "gpmx/stm/bandwidth_monitor.hpp"
 
+#include <algorithm>
 #include <atomic>
 
 namespace gpmx::stm {
@@ -13,10 +14,17 @@ bandwidth_monitor::bandwidth_monitor(const tx_shared& s, std::uint32_t blocks, m
 }
 
 std::uint64_t bandwidth_monitor::persisted_bytes(std::uint32_t block) const {
-  std::uint64_t* row = s_.counters + std::uint64_t(block) * counters_per_block;
-  const std::uint64_t entries = std::atomic_ref<std::uint64_t>(row[count_drained]).load(std::memory_order_relaxed) +
-                                std::atomic_ref<std::uint64_t>(row[count_log_entries]).load(std::memory_order_relaxed);
-  return entries * sizeof(std::uint64_t);
+  const auto load = [](std::uint64_t& w) { return std::atomic_ref<std::uint64_t>(w).load(std::memory_order_relaxed); };
+  std::uint64_t entries = 0;
+  if (s_.published != nullptr) {
+    std::uint64_t* row = s_.published + std::uint64_t(block) * published_per_block;
+    entries = load(row[0]) + load(row[1]);
+  } else {
+    std::uint64_t* row = s_.counters + std::uint64_t(block) * counters_per_block;
+    entries = load(row[count_drained]) + load(row[count_log_entries]);
+  }
+  // Published values may arrive out of order: never less than seen before.
+  return std::max(entries * sizeof(std::uint64_t), last_bytes_[block]);
 }
 
 agent::step_result bandwidth_monitor::step() {

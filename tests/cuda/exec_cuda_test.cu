@@ -2,6 +2,7 @@
 // requires equal results. Skips (with the reason) where no GPU is present.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <vector>
 
@@ -329,6 +330,58 @@ TEST_F(Cuda, EachKernelLaunchAndEndAreCrashPoints) {
   EXPECT_EQ(points, 6u);
   gpm::gpm_unmap(path.c_str(), words, n * 8);
   std::filesystem::remove(path);
+}
+
+// Host-visible memory during a kernel: thread 0 says it is ready, then
+// polls for the host's answer (a bounded number of times: a lost answer
+// fails the test instead of hanging it) and stores what it saw plus one.
+struct handshake {
+  template <class Ctx>
+  GPMX_HD void operator()(Ctx& t, std::uint32_t* words) const {
+    if (t.global_id() != 0) return;
+    t.atomic_store(&words[0], 1u, memory_order::release, scope::system);
+    std::uint32_t answer = 0;
+    for (std::uint32_t i = 0; i < 4'000'000 && answer == 0; ++i)
+      answer = t.atomic_load(&words[1], memory_order::acquire, scope::system);
+    words[2] = answer + 1;
+  }
+};
+
+// Answers 41 once the kernel says it is ready: it can only see "ready"
+// while the kernel runs, and the kernel only finishes early if it saw 41.
+class answering_agent final : public agent {
+ public:
+  explicit answering_agent(std::uint32_t* words) : words_(words) {}
+  step_result step() override {
+    if (answered_ || std::atomic_ref<std::uint32_t>(words_[0]).load(std::memory_order_acquire) == 0)
+      return step_result::idle;
+    std::atomic_ref<std::uint32_t>(words_[1]).store(41, std::memory_order_release);
+    answered_ = true;
+    return step_result::progressed;
+  }
+  std::string_view name() const override { return "answering"; }
+
+ private:
+  std::uint32_t* words_;
+  bool answered_ = false;
+};
+
+TEST_F(Cuda, HostVisibleMemoryIsSharedWithAHostAgentWhileTheKernelRuns) {
+  auto session = gpu_session::open();
+  host_visible_vector<std::uint32_t> words(3, 0);
+  EXPECT_TRUE(session->reaches(words.data(), words.size() * sizeof(std::uint32_t)));
+  EXPECT_NE(host_visible_memory(), kernel_memory());
+  cpu::executor ex({.workers = 1});
+  answering_agent answer(words.data());
+  {
+    auto attached = ex.attach(answer);
+    launch_target(ex, session.get()).launch({dim3(1), dim3(32), 0, "handshake"}, handshake{}, words.data());
+  }
+  EXPECT_EQ(words[0], 1u);
+  EXPECT_EQ(words[1], 41u);
+  EXPECT_EQ(words[2], 42u) << "the kernel did not see the host agent's answer";
+  session.reset();
+  EXPECT_EQ(host_visible_memory(), kernel_memory()) << "closing the session restores the resource";
 }
 
 }  // namespace

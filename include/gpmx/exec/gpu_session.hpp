@@ -6,6 +6,8 @@
 //    pointers, which needs a GPU that can use host pointers for registered
 //    memory (every 64-bit Linux system with unified addressing);
 //  - kernel_memory() is CUDA managed memory, so volatile buffers reach the GPU;
+//  - host_visible_memory() is pinned host memory mapped into the GPU, for
+//    words host agents poll while a kernel runs (kernel_memory.hpp);
 //  - finish_kernel() waits for a kernel, reports its failure and flushes every
 //    pool to its durability domain (msync), since stores the GPU made durable
 //    with a system-scope fence have reached the host's memory, not the file.

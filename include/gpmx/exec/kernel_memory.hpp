@@ -17,6 +17,17 @@ namespace gpmx {
 std::pmr::memory_resource* kernel_memory() noexcept;
 std::pmr::memory_resource* set_kernel_memory(std::pmr::memory_resource* r) noexcept;
 
+// Kernel memory that host agents read or write while a kernel runs
+// (published counters, flags, queues). kernel_memory() unless a GPU session
+// set another: there, managed memory would migrate its page to whichever
+// side touched it last, so a host thread polling words the GPU updates
+// stalls the kernel on page faults; a GPU session sets pinned host memory
+// mapped into the GPU, which stays put (GPU accesses cross PCIe: keep to
+// words touched rarely). set_host_visible_memory(nullptr) goes back to
+// following kernel_memory(); it returns the resource set before (null if none).
+std::pmr::memory_resource* host_visible_memory() noexcept;
+std::pmr::memory_resource* set_host_visible_memory(std::pmr::memory_resource* r) noexcept;
+
 // Keeps the resource it was made with, so a buffer is always freed where it
 // was allocated, even after the session that chose the resource closed.
 template <class T>
@@ -28,6 +39,7 @@ class kernel_allocator {
   using propagate_on_container_swap = std::true_type;
 
   kernel_allocator() noexcept : r_(kernel_memory()) {}
+  explicit kernel_allocator(std::pmr::memory_resource* r) noexcept : r_(r) {}
   template <class U>
   kernel_allocator(const kernel_allocator<U>& o) noexcept : r_(o.resource()) {}
 
@@ -42,6 +54,18 @@ class kernel_allocator {
 
 template <class T>
 using kernel_vector = std::vector<T, kernel_allocator<T>>;
+
+// Allocates from host_visible_memory() (the one current when it was made).
+template <class T>
+class host_visible_allocator : public kernel_allocator<T> {
+ public:
+  host_visible_allocator() noexcept : kernel_allocator<T>(host_visible_memory()) {}
+  template <class U>
+  host_visible_allocator(const host_visible_allocator<U>& o) noexcept : kernel_allocator<T>(o.resource()) {}
+};
+
+template <class T>
+using host_visible_vector = std::vector<T, host_visible_allocator<T>>;
 
 // A copy of host data in kernel memory.
 template <class T>

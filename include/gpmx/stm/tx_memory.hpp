@@ -71,7 +71,16 @@ struct tx_shared {
   // Adaptive switching: commits go through the helper warp's buffer while nonzero.
   std::uint32_t* helpers_on = nullptr;
   std::uint64_t* counters = nullptr;  // counters_per_block per block
+  // Where a host monitor reads persisted entries while a GPU kernel runs
+  // (null: it reads `counters`). Per block, count_drained and
+  // count_log_entries as of their last crossing of a multiple of
+  // publish_every: host-visible memory, so the monitor's polling moves no
+  // page under the counters' atomics; stores only every publish_every
+  // entries, since each crosses PCIe.
+  std::uint64_t* published = nullptr;  // published_per_block per block
+  std::uint32_t publish_every = 64;
 };
+inline constexpr std::uint32_t published_per_block = 2;  // drained, log entries
 
 // Device-memory words that a pre-empted transaction may still read while
 // their new owner writes them (a zombie's read, thrown away): relaxed
@@ -98,8 +107,16 @@ GPMX_HD void store_word(Ctx& t, std::uint32_t* p, std::uint32_t v) {
 
 template <class Ctx>
 GPMX_HD void count(Ctx& t, const tx_shared& s, tx_counter c, std::uint64_t n = 1) {
-  if (s.counters != nullptr)
-    t.atomic_add(&s.counters[t.block_rank() * counters_per_block + c], n, memory_order::relaxed, scope::device);
+  if (s.counters == nullptr) return;
+  const std::uint64_t before =
+      t.atomic_add(&s.counters[t.block_rank() * counters_per_block + c], n, memory_order::relaxed, scope::device);
+  if (s.published == nullptr || (c != count_drained && c != count_log_entries)) return;
+  const std::uint64_t after = before + n;
+  // Stores from two crossings may land out of order: the monitor keeps the
+  // largest value it has seen.
+  if (after / s.publish_every != before / s.publish_every)
+    t.atomic_store(&s.published[t.block_rank() * published_per_block + (c == count_drained ? 0 : 1)], after,
+                   memory_order::relaxed, scope::system);
 }
 
 }  // namespace gpmx::stm
