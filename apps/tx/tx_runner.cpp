@@ -10,7 +10,7 @@ namespace {
 constexpr std::size_t seq_word = 0, prefix_word = 1, helpers_word = 2;
 }  // namespace
 
-tx_device::tx_device(const tx_shape& s, std::span<const std::uint32_t> home, bool publish)
+tx_device::tx_device(const tx_shape& s, std::span<const std::uint32_t> home, bool host_monitor_beside_gpu)
     : shape_(s),
       data_(home.begin(), home.end()),
       status_(s.committer_count(), 0),
@@ -20,7 +20,9 @@ tx_device::tx_device(const tx_shape& s, std::span<const std::uint32_t> home, boo
       durable_(s.durable_fence ? stm::durable_words(std::uint32_t(s.transactions_per_batch())) : 0, 0),
       orecs_(home.size(), 0),
       counters_(std::uint64_t(s.blocks) * stm::counters_per_block, 0),
-      published_(publish ? std::uint64_t(s.blocks) * stm::published_per_block : 0, 0) {}
+      published_(host_monitor_beside_gpu ? std::uint64_t(s.blocks) * stm::published_per_block : 0, 0),
+      // 64 KiB: a granule of managed-memory migration to itself.
+      switch_(host_monitor_beside_gpu ? 16384 : 0, 0) {}
 
 stm::tx_shared tx_device::prepare(std::uint64_t applied_upto, bool helpers_on) {
   std::fill(durable_.begin(), durable_.end(), 0u);
@@ -38,6 +40,10 @@ stm::tx_shared tx_device::prepare(std::uint64_t applied_upto, bool helpers_on) {
   s.seq_capacity = std::uint32_t(shape_.transactions_per_batch());
   s.persisted_prefix = &words_[prefix_word];
   s.helpers_on = &words_[helpers_word];
+  if (!switch_.empty()) {
+    switch_[0] = words_[helpers_word];
+    s.helpers_on = switch_.data();
+  }
   s.counters = counters_.data();
   s.published = published_.empty() ? nullptr : published_.data();
   return s;

@@ -35,9 +35,14 @@ struct tx_stats {
 // The device-memory side of a run.
 class tx_device {
  public:
-  // publish: whether a host monitor reads published counters (kernels on a
-  // GPU: tx_shared::published), else the counters themselves.
-  tx_device(const tx_shape& s, std::span<const std::uint32_t> home, bool publish);
+  // host_monitor_beside_gpu: a host thread watches the launch while it runs
+  // on a GPU, so the blocks publish their counters (tx_shared::published),
+  // and the switch word has a managed allocation of its own: beside the
+  // sequence counter, each host write moved the counter's page away from
+  // the GPU, whose every commit then faulted until it came back. (In
+  // host-visible memory instead, every commit's read of it crossed PCIe:
+  // 40 times slower, measured.)
+  tx_device(const tx_shape& s, std::span<const std::uint32_t> home, bool host_monitor_beside_gpu);
   // Sets up the next launch: sequence numbers after `applied_upto`.
   stm::tx_shared prepare(std::uint64_t applied_upto, bool helpers_on);
   std::span<const std::uint32_t> data() const { return data_; }
@@ -52,6 +57,7 @@ class tx_device {
   kernel_vector<std::uint64_t> orecs_;
   kernel_vector<std::uint64_t> counters_;
   host_visible_vector<std::uint64_t> published_;
+  kernel_vector<std::uint32_t> switch_;
 };
 
 // Installs the shape's NVRAM throttle on pool (none when nvram_mbps is 0).

@@ -1,6 +1,6 @@
 #include "agent_runner.hpp"
 
-#include "backoff.hpp"
+#include "agent_loop.hpp"
 
 namespace gpmx::cpu::detail {
 
@@ -32,21 +32,17 @@ void agent_threads::stop() {
 }
 
 void agent_threads::run(agent& a) {
-  backoff waiting;
   try {
-    while (!stop_.load(std::memory_order_relaxed) && !L_.abort.load(std::memory_order_relaxed)) {
-      const agent::step_result r = a.step();
-      // Work done or in flight keeps stalled workers from declaring a
-      // deadlock: what their threads spin on may be on its way.
-      if (r != agent::step_result::idle && L_.stalled_workers.load(std::memory_order_relaxed) != 0)
-        L_.progress.fetch_add(1, std::memory_order_relaxed);
-      if (r == agent::step_result::progressed) {
-        if (L_.obs) L_.obs->agent_step(a.name());
-        waiting.reset();
-        continue;
-      }
-      waiting.pause();
-    }
+    step_until(
+        a,
+        [this] { return stop_.load(std::memory_order_relaxed) || L_.abort.load(std::memory_order_relaxed); },
+        [this, &a](agent::step_result r) {
+          // Work done or in flight keeps stalled workers from declaring a
+          // deadlock: what their threads spin on may be on its way.
+          if (r != agent::step_result::idle && L_.stalled_workers.load(std::memory_order_relaxed) != 0)
+            L_.progress.fetch_add(1, std::memory_order_relaxed);
+          if (r == agent::step_result::progressed && L_.obs) L_.obs->agent_step(a.name());
+        });
   } catch (...) {
     L_.fail(std::current_exception());
   }

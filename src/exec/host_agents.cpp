@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "backoff.hpp"
+#include "agent_loop.hpp"
 
 namespace gpmx {
 
@@ -26,15 +26,8 @@ void host_agent_threads::stop() {
 }
 
 void host_agent_threads::run(agent& a) {
-  cpu::detail::backoff waiting;
   try {
-    while (!stop_.load(std::memory_order_relaxed)) {
-      if (a.step() == agent::step_result::progressed) {
-        waiting.reset();
-        continue;
-      }
-      waiting.pause();
-    }
+    cpu::detail::step_until(a, [this] { return stop_.load(std::memory_order_relaxed); }, [](agent::step_result) {});
   } catch (...) {
     std::lock_guard lock(mutex_);
     if (!error_) error_ = std::current_exception();
