@@ -28,7 +28,9 @@ stm::tx_shared tx_device::prepare(std::uint64_t applied_upto, bool helpers_on) {
   std::fill(durable_.begin(), durable_.end(), 0u);
   words_[seq_word] = std::uint32_t(applied_upto);
   words_[prefix_word] = std::uint32_t(applied_upto);
-  words_[helpers_word] = helpers_on ? 1u : 0u;
+  // The switch: its own allocation when a host monitor writes it beside a GPU launch.
+  std::uint32_t* const helpers = switch_.empty() ? &words_[helpers_word] : switch_.data();
+  *helpers = helpers_on ? 1u : 0u;
   stm::tx_shared s;
   s.data = data_.data();
   s.words = std::uint32_t(data_.size());
@@ -39,11 +41,7 @@ stm::tx_shared tx_device::prepare(std::uint64_t applied_upto, bool helpers_on) {
   s.first_seq = std::uint32_t(applied_upto + 1);
   s.seq_capacity = std::uint32_t(shape_.transactions_per_batch());
   s.persisted_prefix = &words_[prefix_word];
-  s.helpers_on = &words_[helpers_word];
-  if (!switch_.empty()) {
-    switch_[0] = words_[helpers_word];
-    s.helpers_on = switch_.data();
-  }
+  s.helpers_on = helpers;
   s.counters = counters_.data();
   s.published = published_.empty() ? nullptr : published_.data();
   return s;

@@ -92,7 +92,7 @@ TEST(BandwidthMonitor, ReadsPublishedCountersAndNeverGoesBackwards) {
 }
 
 // Each block's counter increments, publishing at every crossing of a
-// multiple of publish_every.
+// multiple of publish_every (64).
 struct counting_kernel {
   template <class Ctx>
   void operator()(Ctx& t, stm::tx_shared s, std::uint32_t times, std::uint64_t n) const {
@@ -107,7 +107,6 @@ TEST(PublishedCounters, StoredAtEveryCrossingOfPublishEvery) {
   stm::tx_shared s;
   s.counters = counters.data();
   s.published = published.data();
-  s.publish_every = 64;
   cpu::executor ex({.workers = 1});
   // One thread per counter and block: each publishes exactly at its crossings.
   ex.launch({dim3(blocks), dim3(2), 0, "counting"}, counting_kernel{}, s, 100u, std::uint64_t(3));

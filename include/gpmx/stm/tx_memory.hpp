@@ -78,9 +78,9 @@ struct tx_shared {
   // page under the counters' atomics; stores only every publish_every
   // entries, since each crosses PCIe.
   std::uint64_t* published = nullptr;  // published_per_block per block
-  std::uint32_t publish_every = 64;
 };
 inline constexpr std::uint32_t published_per_block = 2;  // drained, log entries
+inline constexpr std::uint64_t publish_every = 64;
 
 // Device-memory words that a pre-empted transaction may still read while
 // their new owner writes them (a zombie's read, thrown away): relaxed
@@ -114,7 +114,7 @@ GPMX_HD void count(Ctx& t, const tx_shared& s, tx_counter c, std::uint64_t n = 1
   const std::uint64_t after = before + n;
   // Stores from two crossings may land out of order: the monitor keeps the
   // largest value it has seen.
-  if (after / s.publish_every != before / s.publish_every)
+  if (after / publish_every != before / publish_every)
     t.atomic_store(&s.published[t.block_rank() * published_per_block + (c == count_drained ? 0 : 1)], after,
                    memory_order::relaxed, scope::system);
 }
