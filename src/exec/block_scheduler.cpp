@@ -70,6 +70,9 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
     warps_dirty_ = false;
   }
   if (timed) timed_.assign(nwarps, timed_slot{});
+  state_.run_ahead = timed ? run_ahead_ : 0;
+  if (state_.run_ahead != 0 && run_ahead_ops_.size() < std::size_t(nwarps) * run_ahead_ * warp_size)
+    run_ahead_ops_.resize(std::size_t(nwarps) * run_ahead_ * warp_size);
 
   // One arena per block: static __shared__ arrays first, then dynamic.
   const std::size_t static_bytes = L.options->limits.static_shared_bytes;
@@ -322,17 +325,47 @@ void block_scheduler::maybe_yield(thread_ctx& t) {
 
 // --- the timed schedule ---
 
-void block_scheduler::timed_park(thread_ctx& t, const timed_op& op) {
-  const std::uint32_t w = t.warp_id(), lane = t.lane_id();
-  timed_slot& slot = timed_[w];
+void block_scheduler::timed_stop_at(timed_slot& slot, std::uint32_t w, std::uint32_t lane, const timed_op& op) {
   slot.lanes |= 1u << lane;
-  slot.fiber[lane] = &t.fiber();
   slot.ops[lane] = op;
   slot.seq[lane] = slot.next_seq++;
   if (!slot.touched) {
     slot.touched = true;
     touched_.push_back(w);
   }
+}
+
+void block_scheduler::timed_park(thread_ctx& t, const timed_op& op) {
+  const std::uint32_t w = t.warp_id(), lane = t.lane_id();
+  timed_slot& slot = timed_[w];
+  slot.fiber[lane] = &t.fiber();
+  slot.at[lane] = 0;
+  if (slot.recorded[lane] == 0) {
+    timed_stop_at(slot, w, lane, op);
+  } else {  // after its recorded loads (a full record parks at once: there is room)
+    recorded_op(w, lane, slot.recorded[lane]++) = op;
+    timed_stop_at(slot, w, lane, recorded_op(w, lane, 0));
+  }
+  suspend(t, wait_kind::timed);
+}
+
+bool block_scheduler::timed_record(thread_ctx& t, const timed_op& op) {
+  const std::uint32_t w = t.warp_id(), lane = t.lane_id();
+  std::uint16_t& n = timed_[w].recorded[lane];
+  recorded_op(w, lane, n++) = op;
+  return n < run_ahead_;
+}
+
+bool block_scheduler::timed_has_recorded(const thread_ctx& t) const {
+  return timed_[t.warp_id()].recorded[t.lane_id()] != 0;
+}
+
+void block_scheduler::timed_hold(thread_ctx& t) {
+  const std::uint32_t w = t.warp_id(), lane = t.lane_id();
+  timed_slot& slot = timed_[w];
+  slot.fiber[lane] = &t.fiber();
+  slot.at[lane] = 0;
+  timed_stop_at(slot, w, lane, recorded_op(w, lane, 0));
   suspend(t, wait_kind::timed);
 }
 
@@ -352,8 +385,15 @@ void block_scheduler::resume_lanes(std::uint32_t w, std::uint32_t lanes) {
   timed_slot& slot = timed_[w];
   slot.lanes &= ~lanes;
   for (std::uint32_t m = lanes; m != 0; m &= m - 1) {
-    fiber_record* rec = slot.fiber[std::countr_zero(m)];
-    run_fiber(rec);
+    const auto lane = std::uint32_t(std::countr_zero(m));
+    // A lane that recorded its next operation already stops there without
+    // running, where and when it would have stopped had it run.
+    if (slot.at[lane] + 1 < slot.recorded[lane]) {
+      timed_stop_at(slot, w, lane, recorded_op(w, lane, ++slot.at[lane]));
+      continue;
+    }
+    slot.recorded[lane] = slot.at[lane] = 0;
+    run_fiber(slot.fiber[lane]);
     if (L_->abort.load(std::memory_order_relaxed)) return;
   }
   run_woken();

@@ -76,8 +76,19 @@ class block_scheduler {
   void threads_exited(std::uint32_t w, std::uint32_t lanes, dim3 reporter);
 
   // --- the timed schedule (see timed_engine.hpp) ---
-  // Parks t at `op` until its warp issues it.
+  // Plain loads a lane of the next block started may run ahead (0: none).
+  void set_run_ahead(std::uint32_t loads) { run_ahead_ = loads; }
+  // Parks t at `op` until its warp issues it (after the loads t ran ahead
+  // over, which issue first, in order).
   void timed_park(thread_ctx& t, const timed_op& op);
+  // Records a load t performs ahead of its warp's issue; false when t has
+  // recorded as many as it may and must park (timed_hold) before going on.
+  bool timed_record(thread_ctx& t, const timed_op& op);
+  // Whether t has recorded loads its warp has not issued yet.
+  bool timed_has_recorded(const thread_ctx& t) const;
+  // Parks t, which stopped after recorded loads, until its warp has issued
+  // them all.
+  void timed_hold(thread_ctx& t);
   // Runs every unstarted thread to its first stop.
   void stage();
   // Resumes the given parked lanes of warp w, in lane order; each runs to
@@ -130,7 +141,17 @@ class block_scheduler {
     std::array<timed_op, 32> ops{};
     std::array<std::uint64_t, 32> seq{};  // order in which the lanes stopped
     std::uint64_t next_seq = 0;
+    // Per lane: operations recorded in run_ahead_ops_ (loads run ahead
+    // over, then perhaps the operation the lane parked at), and which of
+    // them it stops at now (ops[lane] holds a copy).
+    std::array<std::uint16_t, 32> recorded{};
+    std::array<std::uint16_t, 32> at{};
   };
+  // The lane's stop at `op` (its warp issues it when the lane's turn comes).
+  void timed_stop_at(timed_slot& slot, std::uint32_t w, std::uint32_t lane, const timed_op& op);
+  timed_op& recorded_op(std::uint32_t w, std::uint32_t lane, std::uint32_t k) {
+    return run_ahead_ops_[(std::size_t(w) * run_ahead_ + k) * warp_size + lane];
+  }
   void run_woken();
 
   fiber_record* new_carrier();
@@ -171,6 +192,10 @@ class block_scheduler {
   std::vector<warp_slot> warps_;
   bool warps_dirty_ = false;  // set by cancel(): slots may hold waiters
   std::vector<timed_slot> timed_;  // per warp, timed schedule only
+  std::uint32_t run_ahead_ = 0;
+  // Per warp, run_ahead_ rows of 32 lanes: a convergent warp's lanes record
+  // their k-th load side by side.
+  std::vector<timed_op> run_ahead_ops_;
   std::vector<std::uint32_t> touched_;
 
   std::uint64_t events_ = 0;  // exits and arrivals: what counts as progress

@@ -50,7 +50,12 @@ void thread_ctx::spin_yield() {
   b_->scheduler->spin_yield(*this);
 }
 
-void thread_ctx::spin_begin() { fiber_->spin_probe = nullptr; }
+void thread_ctx::spin_begin() {
+  fiber_->spin_probe = nullptr;
+  // The condition's first check reads memory as the warp's issue finds it:
+  // loads recorded before it must issue first.
+  timed_wait_for_recorded();
+}
 
 void thread_ctx::spin_read_once() {
   const detail::fiber_record& f = *fiber_;
@@ -81,9 +86,30 @@ void thread_ctx::deterministic_yield(const timed_op& given) {
     }
     return;
   }
-  if (b_->timed) return timed_stop(op);
+  if (b_->timed) {
+    // A plain load needs no issue before it is performed (run-ahead, see
+    // timing.hpp): the lane records it and goes on to its next operation.
+    if (op.kind != timed_kind::load || b_->run_ahead == 0) return timed_stop(op);
+    op.work = fiber_->work;
+    fiber_->work = 0;
+    if (b_->scheduler->timed_record(*this, op)) return;
+    prepare_to_wait();
+    return b_->scheduler->timed_hold(*this);
+  }
   prepare_to_wait();
   b_->scheduler->maybe_yield(*this);
+}
+
+void thread_ctx::timed_wait_for_recorded() {
+  if (b_->run_ahead == 0 || !b_->scheduler->timed_has_recorded(*this)) return;
+  prepare_to_wait();
+  b_->scheduler->timed_hold(*this);
+}
+
+void thread_ctx::timed_thread_end() {
+  discard_work();
+  // The thread ends once its warp has issued its last load, not before.
+  timed_wait_for_recorded();
 }
 
 void thread_ctx::work(std::uint32_t instructions) { fiber_->work += instructions; }

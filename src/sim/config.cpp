@@ -36,6 +36,7 @@ const std::array params{
     param{"sm.regs_per_thread", "registers", ptype::u32, GPMX_SIM_FIELD(sm.regs_per_thread)},
     param{"sm.issue_cycles", "cycles", ptype::u32, GPMX_SIM_FIELD(sm.issue_cycles)},
     param{"sched.policy", "", ptype::sched, GPMX_SIM_FIELD(sched.policy)},
+    param{"sched.run_ahead", "loads", ptype::u32, GPMX_SIM_FIELD(sched.run_ahead)},
     param{"clock.core_mhz", "MHz", ptype::u32, GPMX_SIM_FIELD(clock.core_mhz)},
     param{"l1.size", "bytes", ptype::u64, GPMX_SIM_FIELD(l1.size)},
     param{"l1.line", "bytes", ptype::u32, GPMX_SIM_FIELD(l1.line)},
@@ -357,6 +358,8 @@ void validate(const sim_config& c) {
   if (std::uint64_t(c.sm.regs_per_thread) * 32 > c.sm.registers)
     invalid(fmt::format("sm.registers={} cannot hold one warp of sm.regs_per_thread={}", c.sm.registers,
                         c.sm.regs_per_thread));
+  if (c.sched.run_ahead > max_run_ahead)
+    invalid(fmt::format("sched.run_ahead={}; at most {}", c.sched.run_ahead, max_run_ahead));
   nonzero("clock.core_mhz", c.clock.core_mhz);
 
   validate_cache("l1", c.l1.size, c.l1.line, c.l1.sector, c.l1.ways);

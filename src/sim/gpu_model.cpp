@@ -42,6 +42,9 @@ timed_machine gpu_model::machine() const {
   m.registers_per_thread = c.sm.regs_per_thread;
   m.policy = c.sched.policy == sched_policy::gto ? warp_scheduling::gto : warp_scheduling::lrr;
   m.cycle = cycle_;
+  // A passenger (a trace beside the model) sees loads when they are
+  // performed, so it gets them in virtual-time order only without run-ahead.
+  m.run_ahead_loads = passenger_ && passenger_->observed_spaces() != 0 ? 0 : c.sched.run_ahead;
   return m;
 }
 

@@ -2,7 +2,8 @@
 // one process on the simulated GPU, with other host allocations and a
 // longer data path in between, takes the same simulated time (kernel
 // buffers placed canonically, freed ones reused in a fixed order:
-// docs/sim.md, "Simulated addresses and the host's heap").
+// docs/sim.md, "Simulated addresses and the host's heap"); and the same
+// with loads run ahead of their issue as without.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -22,9 +23,11 @@ namespace {
 using namespace gpmx;
 using namespace gpmx::apps;
 
-sim::picos timed_run(workload& w, style s, const std::string& directory) {
+sim::picos timed_run(workload& w, style s, const std::string& directory,
+                     std::uint32_t run_ahead = sim::sim_config{}.sched.run_ahead) {
   sim::sim_config c;
   if (s == style::sbrp) c.persist.model = sim::persist_model::sbrp;
+  c.sched.run_ahead = run_ahead;
   sim::gpu_model gpu(c);
   scratch_dir dir;
   const pm::deterministic_pool_identity identity(1);
@@ -44,6 +47,16 @@ TEST_P(TimedDeterminism, ARunTakesTheSameTimeWhateverTheHostHeapAndPathsAre) {
   for (unsigned i = 0; i < 9; ++i) noise.push_back(std::make_unique<char[]>(40 + 1000 * i));
   const sim::picos second = timed_run(w, GetParam().s, std::string(57, 'x'));
   EXPECT_EQ(first, second);
+}
+
+// Loads run ahead of their warp's issue (the default) or each waits for
+// its issue: the workloads' loads do not race with stores, so the
+// simulated time is the same (docs/sim.md, Speed).
+TEST_P(TimedDeterminism, RunAheadLoadsTakeTheSameTimeAsLoadsThatWaitForTheirIssue) {
+  if (test::too_big_for_thread_sanitizer(GetParam().workload)) GTEST_SKIP() << "too many mappings under TSan";
+  workload& w = find_workload(GetParam().workload);
+  ASSERT_NE(sim::sim_config{}.sched.run_ahead, 0u);
+  EXPECT_EQ(timed_run(w, GetParam().s, "ahead"), timed_run(w, GetParam().s, "issued", 0));
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryWorkload, TimedDeterminism, testing::ValuesIn(test::every_workload_in_both_styles()),

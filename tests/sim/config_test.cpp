@@ -138,6 +138,7 @@ TEST(SimConfig, ValidateRefusesWhatCannotBeSimulated) {
   refused("gddr.bandwidth_gbs", "0");   // a zero rate
   refused("nvm.write_gbs", "0");
   refused("gddr.channels", "5");        // 24 partitions do not split over 5 channels
+  refused("sched.run_ahead", "257");    // a lane's record past max_run_ahead
   refused("l1.mshrs", "0");
   refused("l2.size", "1000000");        // not divisible into 24 partitions of whole sets
 }

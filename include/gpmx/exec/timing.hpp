@@ -93,6 +93,12 @@ struct timed_machine {
   std::uint32_t registers_per_thread = 32;
   warp_scheduling policy = warp_scheduling::gto;
   vtime cycle = 733;  // one core clock cycle
+  // Plain loads a lane may perform ahead of its warp's issue, recorded and
+  // issued later in order (0: each load waits for its issue). A load's value
+  // then comes from memory as it was when the lane reached it, not when its
+  // warp issued it, which differs only for a load that races with a store.
+  // A model whose observers need loads in virtual-time order keeps 0.
+  std::uint32_t run_ahead_loads = 0;
 };
 
 // Per SM, what the scheduler saw over one launch.

@@ -41,6 +41,9 @@ constexpr std::uint32_t effective_ways(std::uint64_t size, std::uint32_t line, s
   return size / line < ways ? std::uint32_t(size / line) : ways;
 }
 
+// sched.run_ahead's bound: a lane's recorded loads stay a few KB.
+inline constexpr std::uint32_t max_run_ahead = 256;
+
 struct sim_config {
   std::string name = "sbrp-table1";
 
@@ -59,6 +62,10 @@ struct sim_config {
 
   struct {
     sched_policy policy = sched_policy::gto;
+    // Plain loads a lane performs ahead of its warp's issue (0: none). The
+    // simulator's speed, not the machine: the same cycles for kernels whose
+    // loads do not race with stores (docs/sim.md, Speed).
+    std::uint32_t run_ahead = 16;
   } sched;
 
   struct {

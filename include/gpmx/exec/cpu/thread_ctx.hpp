@@ -487,9 +487,13 @@ class thread_ctx {
   // Timed schedule: work() the thread declared after its last operation is
   // not carried to the next thread on the same fiber. One test elsewhere.
   void thread_ended() {
-    if (b_->timed) discard_work();
+    if (b_->timed) timed_thread_end();
   }
+  void timed_thread_end();
   void discard_work();
+  // Timed schedule with run-ahead: parks until the loads this thread
+  // recorded have issued (nothing if none).
+  void timed_wait_for_recorded();
   void deterministic_yield(const timed_op& op);
   void timed_stop(timed_op op);
 

@@ -1,0 +1,68 @@
+// Run-ahead (sched.run_ahead) on the GPU model: a lane's plain loads are
+// performed before its warp issues them, which changes the simulator's
+// speed and nothing it reports for a kernel whose loads do not race; and a
+// passenger that sees accesses gets them in virtual-time order, without it.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/kernel_memory.hpp"
+#include "gpmx/exec/mem_view.hpp"
+#include "gpmx/sim/canonical_memory.hpp"
+#include "gpmx/sim/gpu_model.hpp"
+#include "kernels/sim_kernels.hpp"
+#include "sim/sim_test_util.hpp"
+
+namespace {
+using namespace gpmx;
+
+struct stream_result {
+  std::uint64_t end_ps, sectors, l1_misses, instructions;
+  std::vector<std::uint32_t> out;
+  bool operator==(const stream_result&) const = default;
+};
+
+stream_result stream(std::uint32_t run_ahead) {
+  const sim::canonical_kernel_memory placement;
+  sim::sim_config c = sim::named_config("sbrp-table1");
+  c.sched.run_ahead = run_ahead;
+  sim::gpu_model gpu(c);
+  cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
+  const std::uint32_t blocks = 64 / sim::testing::sanitizer_shrink;
+  kernel_vector<std::uint32_t> in(blocks * 256 * 24, 1), out(blocks * 256, 0);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::uint32_t(i * 2654435761u);
+  ex.launch({dim3(blocks), dim3(256), 0, "stream"}, sim_kernels::stream_sum{},
+            global_span<const std::uint32_t>(in.data(), in.size()), 24u,
+            global_span<std::uint32_t>(out.data(), out.size()));
+  const auto& s = gpu.memory().stats();
+  return {std::uint64_t(gpu.totals().end), s.sectors_requested, s.l1_total().misses, gpu.totals().instructions(),
+          std::vector<std::uint32_t>(out.begin(), out.end())};
+}
+
+TEST(SimRunAhead, AStreamingKernelReportsTheSameWithAndWithout) {
+  const stream_result issued = stream(0);
+  EXPECT_GT(issued.instructions, 0u);
+  for (std::uint32_t n : {1u, 5u, 16u, sim::max_run_ahead}) EXPECT_EQ(stream(n), issued) << "run_ahead " << n;
+}
+
+struct sees_pm final : observer {
+  std::uint8_t observed_spaces() const override { return space_bit(mem_space::pm); }
+};
+struct sees_nothing final : observer {
+  std::uint8_t observed_spaces() const override { return 0; }
+};
+
+TEST(SimRunAhead, APassengerThatSeesAccessesTurnsItOff) {
+  sim::gpu_model gpu(sim::sim_config{});
+  EXPECT_EQ(gpu.machine().run_ahead_loads, sim::sim_config{}.sched.run_ahead);
+  sees_nothing quiet;
+  gpu.set_passenger(&quiet);
+  EXPECT_EQ(gpu.machine().run_ahead_loads, sim::sim_config{}.sched.run_ahead);
+  sees_pm recorder;
+  gpu.set_passenger(&recorder);
+  EXPECT_EQ(gpu.machine().run_ahead_loads, 0u);
+}
+
+}  // namespace
