@@ -14,6 +14,7 @@
 namespace gpmx::bench {
 namespace {
 
+using sim_kernels::stream_copy;
 using sim_kernels::stream_sum;
 
 // Each thread declares `iterations` blocks of 64 instructions and stores once.
@@ -93,6 +94,16 @@ std::vector<result> run_sim_bench(const sim::sim_config& c, const sim_bench_opti
   });
   rows.push_back(summarize("memory_bound", runs,
                            fmt::format("{} threads each load {} coalesced words that miss every cache",
+                                       threads, o.iterations)));
+  std::vector<std::uint32_t> copy(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::uint32_t(i);
+  runs = run_warm(c, o.repeat, progress, "copy", [&](cpu::executor& ex) {
+    ex.launch(cfg, stream_copy{}, global_span<const std::uint32_t>(in.data(), in.size()), o.iterations,
+              global_span<std::uint32_t>(copy.data(), copy.size()));
+    if (copy != in) throw std::logic_error("sim bench: the copy kernel copied wrong words");
+  });
+  rows.push_back(summarize("memory_copy", runs,
+                           fmt::format("{} threads each copy {} words: a coalesced load, then a coalesced store",
                                        threads, o.iterations)));
   runs = run_warm(c, o.repeat, progress, "compute-bound", [&](cpu::executor& ex) {
     ex.launch(cfg, compute_blocks{}, o.iterations, global_span<std::uint32_t>(out.data(), out.size()));

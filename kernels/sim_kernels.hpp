@@ -20,4 +20,16 @@ struct stream_sum {
   }
 };
 
+// Each thread copies `iterations` words, laid out as stream_sum reads them:
+// loads and stores alternate, every warp access one coalesced line.
+struct stream_copy {
+  void operator()(auto& t, global_span<const std::uint32_t> in, std::uint32_t iterations,
+                  global_span<std::uint32_t> out) const {
+    auto a = in.bind(t);
+    auto b = out.bind(t);
+    const std::uint64_t stride = t.global_count();
+    for (std::uint32_t i = 0; i < iterations; ++i) b[i * stride + t.global_id()] = a[i * stride + t.global_id()];
+  }
+};
+
 }  // namespace gpmx::sim_kernels

@@ -71,6 +71,7 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
   }
   if (timed) timed_.assign(nwarps, timed_slot{});
   state_.run_ahead = timed ? run_ahead_ : 0;
+  state_.run_ahead_stores = state_.run_ahead != 0 && run_ahead_stores_;
   if (state_.run_ahead != 0 && run_ahead_ops_.size() < std::size_t(nwarps) * run_ahead_ * warp_size)
     run_ahead_ops_.resize(std::size_t(nwarps) * run_ahead_ * warp_size);
 

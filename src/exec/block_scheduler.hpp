@@ -76,13 +76,18 @@ class block_scheduler {
   void threads_exited(std::uint32_t w, std::uint32_t lanes, dim3 reporter);
 
   // --- the timed schedule (see timed_engine.hpp) ---
-  // Plain loads a lane of the next block started may run ahead (0: none).
-  void set_run_ahead(std::uint32_t loads) { run_ahead_ = loads; }
+  // Plain loads (and stores) a lane of the next block started may run
+  // ahead (0: none).
+  void set_run_ahead(std::uint32_t operations, bool stores) {
+    run_ahead_ = operations;
+    run_ahead_stores_ = stores;
+  }
   // Parks t at `op` until its warp issues it (after the loads t ran ahead
   // over, which issue first, in order).
   void timed_park(thread_ctx& t, const timed_op& op);
-  // Records a load t performs ahead of its warp's issue; false when t has
-  // recorded as many as it may and must park (timed_hold) before going on.
+  // Records a load (or store) t performs ahead of its warp's issue; false
+  // when t has recorded as many as it may and must park (timed_hold) before
+  // going on.
   bool timed_record(thread_ctx& t, const timed_op& op);
   // Whether t has recorded loads its warp has not issued yet.
   bool timed_has_recorded(const thread_ctx& t) const;
@@ -141,9 +146,9 @@ class block_scheduler {
     std::array<timed_op, 32> ops{};
     std::array<std::uint64_t, 32> seq{};  // order in which the lanes stopped
     std::uint64_t next_seq = 0;
-    // Per lane: operations recorded in run_ahead_ops_ (loads run ahead
-    // over, then perhaps the operation the lane parked at), and which of
-    // them it stops at now (ops[lane] holds a copy).
+    // Per lane: operations recorded in run_ahead_ops_ (loads and stores run
+    // ahead over, then perhaps the operation the lane parked at), and which
+    // of them it stops at now (ops[lane] holds a copy).
     std::array<std::uint16_t, 32> recorded{};
     std::array<std::uint16_t, 32> at{};
   };
@@ -193,6 +198,7 @@ class block_scheduler {
   bool warps_dirty_ = false;  // set by cancel(): slots may hold waiters
   std::vector<timed_slot> timed_;  // per warp, timed schedule only
   std::uint32_t run_ahead_ = 0;
+  bool run_ahead_stores_ = false;
   // Per warp, run_ahead_ rows of 32 lanes: a convergent warp's lanes record
   // their k-th load side by side.
   std::vector<timed_op> run_ahead_ops_;

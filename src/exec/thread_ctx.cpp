@@ -87,9 +87,12 @@ void thread_ctx::deterministic_yield(const timed_op& given) {
     return;
   }
   if (b_->timed) {
-    // A plain load needs no issue before it is performed (run-ahead, see
-    // timing.hpp): the lane records it and goes on to its next operation.
-    if (op.kind != timed_kind::load || b_->run_ahead == 0) return timed_stop(op);
+    // A plain load needs no issue before it is performed, nor a plain store
+    // (already made) before the lane goes on (run-ahead, see timing.hpp):
+    // the lane records it and goes on to its next operation.
+    const bool ahead = b_->run_ahead != 0 && (op.kind == timed_kind::load ||
+                                              (op.kind == timed_kind::store && b_->run_ahead_stores));
+    if (!ahead) return timed_stop(op);
     op.work = fiber_->work;
     fiber_->work = 0;
     if (b_->scheduler->timed_record(*this, op)) return;

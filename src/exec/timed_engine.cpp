@@ -116,7 +116,7 @@ void timed_engine::start_block(launch_state& L, std::uint64_t linear, std::uint3
   ++s.blocks;
   ++activity_[sm].blocks;
 
-  b->sched->set_run_ahead(m_.run_ahead_loads);
+  b->sched->set_run_ahead(m_.run_ahead, m_.run_ahead_stores);
   b->sched->start(L, linear, &unused_policy(), true);
   const std::uint32_t nwarps = b->sched->warp_count();
   b->warps.resize(nwarps);

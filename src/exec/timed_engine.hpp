@@ -5,7 +5,8 @@
 // operation together; the timing model says when the warp and the
 // scheduler may issue again. Functional execution happens at issue, in
 // virtual-time order, so spin loops and data-dependent control see what
-// they would see on the simulated machine (docs/sim.md).
+// they would see on the simulated machine (docs/sim.md); plain loads alone
+// may be performed before (run-ahead: timed_machine::run_ahead).
 #include <cstdint>
 #include <memory>
 #include <queue>

@@ -43,8 +43,11 @@ timed_machine gpu_model::machine() const {
   m.policy = c.sched.policy == sched_policy::gto ? warp_scheduling::gto : warp_scheduling::lrr;
   m.cycle = cycle_;
   // A passenger (a trace beside the model) sees loads when they are
-  // performed, so it gets them in virtual-time order only without run-ahead.
-  m.run_ahead_loads = passenger_ && passenger_->observed_spaces() != 0 ? 0 : c.sched.run_ahead;
+  // performed, so it gets them in virtual-time order only without run-ahead;
+  // the crash images' tracker stages a lane's store until its issue, one at
+  // a time.
+  m.run_ahead = passenger_ && passenger_->observed_spaces() != 0 ? 0 : c.sched.run_ahead;
+  m.run_ahead_stores = m.run_ahead != 0 && !tracker_;
   return m;
 }
 

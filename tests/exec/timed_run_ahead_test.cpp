@@ -1,6 +1,6 @@
-// Run-ahead in the timed schedule (timed_machine::run_ahead_loads): a lane
-// performs plain loads before its warp issues them and records them; the
-// warp issues them later, in order. For a kernel whose loads do not race
+// Run-ahead in the timed schedule (timed_machine::run_ahead): a lane
+// performs plain loads before its warp issues them, and goes on past plain
+// stores, recording both; the warp issues them later, in order. For a kernel whose loads do not race
 // with stores, every instruction issues at the same time, with the same
 // lanes and addresses, as when each load waits for its issue.
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <bit>
 #include <cstdint>
 #include <numeric>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -37,9 +38,12 @@ class logging_model final : public timing_model {
     m_.max_threads_per_sm = 1024;
     m_.max_blocks_per_sm = 2;
     m_.cycle = cycle;
-    m_.run_ahead_loads = run_ahead;
+    m_.run_ahead = run_ahead;
   }
-  void set_run_ahead(std::uint32_t n) { m_.run_ahead_loads = n; }
+  void set_run_ahead(std::uint32_t n, bool stores) {
+    m_.run_ahead = n;
+    m_.run_ahead_stores = stores;
+  }
   timed_machine machine() const override { return m_; }
   void launch_begin(std::string_view, dim3, dim3, vtime now) override {
     began = now;
@@ -69,7 +73,7 @@ class logging_model final : public timing_model {
   timed_machine m_;
 };
 
-// Dependent loads with declared work between them, a divergent stretch of
+// Dependent loads with stores and declared work between them, a divergent stretch of
 // different lengths, shared memory across a barrier, loads right before a
 // spin on a flag another block publishes, and loads right before the
 // thread ends.
@@ -77,11 +81,13 @@ struct mix {
   void operator()(auto& t, global_span<const std::uint32_t> next, std::uint32_t* flag,
                   global_span<std::uint32_t> out) const {
     auto n = next.bind(t);
+    auto o = out.bind(t);
     GPMX_SHARED(t, std::uint32_t, box, 64);
     auto s = shared_span<std::uint32_t>(box, 64).bind(t);
     std::uint32_t i = std::uint32_t(t.global_id() % 64);
     for (int h = 0; h < 6; ++h) {
       i = n[i];
+      if (h % 2 == 1) o[t.global_id()] = i;
       t.work(3);
     }
     if (t.lane_id() % 3 == 0)
@@ -102,7 +108,7 @@ struct mix {
       i = n[i];
       t.spin_wait([&] { return t.atomic_load(flag) == 1u; });
     }
-    out.bind(t)[t.global_id()] = i;
+    o[t.global_id()] = i;
     if (t.lane_id() < 8)
       for (std::uint32_t h = 0; h < 3; ++h) i = n[(i + h) % 64];
   }
@@ -121,8 +127,8 @@ class mix_runner {
   mix_runner() : next_(64), out_(256) {
     for (std::uint32_t i = 0; i < 64; ++i) next_[i] = (i * 37u + 11u) % 64;
   }
-  mix_run run(std::uint32_t run_ahead) {
-    model_.set_run_ahead(run_ahead);
+  mix_run run(std::uint32_t run_ahead, bool stores) {
+    model_.set_run_ahead(run_ahead, stores);
     flag_ = 0;
     std::fill(out_.begin(), out_.end(), 0u);
     ex_.launch({.grid = 4, .block = 64}, mix{}, global_span<const std::uint32_t>(next_.data(), 64), &flag_,
@@ -139,7 +145,7 @@ class mix_runner {
 
 TEST(TimedRunAhead, InstructionsIssueAsWhenEachLoadWaitsForItsIssue) {
   mix_runner runner;
-  const mix_run base = runner.run(0);
+  const mix_run base = runner.run(0, false);
   ASSERT_GT(base.log.size(), 40u);
   std::size_t loads = 0, atomics = 0, barriers = 0;
   for (const auto& e : base.log) {
@@ -151,14 +157,15 @@ TEST(TimedRunAhead, InstructionsIssueAsWhenEachLoadWaitsForItsIssue) {
   EXPECT_GE(atomics, 3u) << "the flag's store and block 0's two warps reading it";
   EXPECT_GT(barriers, 0u);
   // 1 and 2 fill a lane's record in the middle of the chains; 16 holds them.
-  for (std::uint32_t run_ahead : {1u, 2u, 3u, 16u, 256u}) {
-    const mix_run r = runner.run(run_ahead);
-    EXPECT_EQ(r.out, base.out) << "run_ahead " << run_ahead;
-    EXPECT_EQ(r.ended_at, base.ended_at) << "run_ahead " << run_ahead;
-    ASSERT_EQ(r.log.size(), base.log.size()) << "run_ahead " << run_ahead;
-    for (std::size_t k = 0; k < r.log.size(); ++k)
-      ASSERT_EQ(r.log[k], base.log[k]) << "instruction " << k << " with run_ahead " << run_ahead;
-  }
+  for (bool stores : {false, true})
+    for (std::uint32_t run_ahead : {1u, 2u, 3u, 16u, 256u}) {
+      const mix_run r = runner.run(run_ahead, stores);
+      const std::string what = "run_ahead " + std::to_string(run_ahead) + (stores ? " with stores" : "");
+      EXPECT_EQ(r.out, base.out) << what;
+      EXPECT_EQ(r.ended_at, base.ended_at) << what;
+      ASSERT_EQ(r.log.size(), base.log.size()) << what;
+      for (std::size_t k = 0; k < r.log.size(); ++k) ASSERT_EQ(r.log[k], base.log[k]) << "instruction " << k << ", " << what;
+    }
 }
 
 // Block 1 stores x after 50 cycles; block 0 loads x after three dependent

@@ -1,7 +1,8 @@
 // Run-ahead (sched.run_ahead) on the GPU model: a lane's plain loads are
-// performed before its warp issues them, which changes the simulator's
-// speed and nothing it reports for a kernel whose loads do not race; and a
-// passenger that sees accesses gets them in virtual-time order, without it.
+// performed before its warp issues them (and it goes on past its stores),
+// which changes the simulator's speed and nothing it reports for a kernel
+// whose loads do not race; a passenger that sees accesses gets them in
+// virtual-time order, without it; crash images keep stores one at a time.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "gpmx/exec/kernel_memory.hpp"
 #include "gpmx/exec/mem_view.hpp"
 #include "gpmx/sim/canonical_memory.hpp"
+#include "gpmx/sim/durability_tracker.hpp"
 #include "gpmx/sim/gpu_model.hpp"
 #include "kernels/sim_kernels.hpp"
 #include "sim/sim_test_util.hpp"
@@ -56,13 +58,23 @@ struct sees_nothing final : observer {
 
 TEST(SimRunAhead, APassengerThatSeesAccessesTurnsItOff) {
   sim::gpu_model gpu(sim::sim_config{});
-  EXPECT_EQ(gpu.machine().run_ahead_loads, sim::sim_config{}.sched.run_ahead);
+  EXPECT_EQ(gpu.machine().run_ahead, sim::sim_config{}.sched.run_ahead);
   sees_nothing quiet;
   gpu.set_passenger(&quiet);
-  EXPECT_EQ(gpu.machine().run_ahead_loads, sim::sim_config{}.sched.run_ahead);
+  EXPECT_EQ(gpu.machine().run_ahead, sim::sim_config{}.sched.run_ahead);
   sees_pm recorder;
   gpu.set_passenger(&recorder);
-  EXPECT_EQ(gpu.machine().run_ahead_loads, 0u);
+  EXPECT_EQ(gpu.machine().run_ahead, 0u);
+}
+
+TEST(SimRunAhead, StoresRunAheadUnlessTheModelFollowsTheirBytes) {
+  const sim::sim_config c;
+  sim::gpu_model gpu(c);
+  EXPECT_TRUE(gpu.machine().run_ahead_stores);
+  sim::durability_tracker tracker(c.l1.line, c.l1.sector);
+  gpu.track_durability(&tracker);  // crash images stage each store with its lane until its issue
+  EXPECT_FALSE(gpu.machine().run_ahead_stores);
+  EXPECT_EQ(gpu.machine().run_ahead, c.sched.run_ahead) << "loads still run ahead";
 }
 
 }  // namespace

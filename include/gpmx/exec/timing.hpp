@@ -98,7 +98,12 @@ struct timed_machine {
   // then comes from memory as it was when the lane reached it, not when its
   // warp issued it, which differs only for a load that races with a store.
   // A model whose observers need loads in virtual-time order keeps 0.
-  std::uint32_t run_ahead_loads = 0;
+  std::uint32_t run_ahead = 0;
+  // Plain stores run ahead too (with run_ahead > 0). A store is made when
+  // the lane reaches it in any case; this lets the lane go on past it
+  // before its warp issues it. A model that follows each store's bytes
+  // from the lane to its issue (crash images) keeps false.
+  bool run_ahead_stores = false;
 };
 
 // Per SM, what the scheduler saw over one launch.

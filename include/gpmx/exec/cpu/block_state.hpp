@@ -61,6 +61,7 @@ class block_state {
   bool deterministic = false;
   bool timed = false;                   // the timed schedule (deterministic too)
   std::uint32_t run_ahead = 0;          // timed: plain loads a lane records before it stops
+  bool run_ahead_stores = false;        // timed: and plain stores
   gpmx::observer* observer = nullptr;   // the launch's, or null
   std::uint8_t observed_spaces = 0;     // observer->observed_spaces(), or 0
   std::uint8_t scheduling_spaces = 0;   // observer->scheduling_spaces() (deterministic only), or 0
