@@ -209,9 +209,9 @@ class graph_workload final : public storage_workload {
       cache = &s.cache();
       if (method == edge_method::none) {
         const std::size_t threads = std::size_t(grid.grid.x) * grid.block.x;
-        std::unique_ptr<std::byte, void (*)(void*)> buffers(
-            static_cast<std::byte*>(std::aligned_alloc(4096, (threads * lba_bytes + 4095) / 4096 * 4096)), std::free);
-        compute(once(uncached_edges{edges, buffers.get()}));
+        // Each thread's block, read into by the controller (a host agent).
+        const host_visible_block buffers((threads * lba_bytes + 4095) / 4096 * 4096, 4096);
+        compute(once(uncached_edges{edges, buffers.data()}));
       } else if (method == edge_method::naive) {
         compute(once(naive_edges{edges}));
       } else if (method == edge_method::coalesced) {

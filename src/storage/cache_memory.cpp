@@ -1,16 +1,14 @@
 #include "gpmx/storage/cache_memory.hpp"
 
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
+#include <memory>
+#include <new>
 
 #include <fmt/format.h>
 
 #include "gpmx/storage/storage_error.hpp"
 
 namespace gpmx::storage {
-
-void page_cache::free_deleter::operator()(void* p) const { std::free(p); }
 
 page_cache::page_cache(cache_options o) : name_(std::move(o.name)) {
   const std::uint32_t b = o.line_bytes;
@@ -20,17 +18,18 @@ page_cache::page_cache(cache_options o) : name_(std::move(o.name)) {
   if (o.lines == 0) throw storage_error(error_code::config, fmt::format("cache '{}': no lines", name_));
   if (o.max_ranges == 0) throw storage_error(error_code::config, fmt::format("cache '{}': max_ranges is 0", name_));
   const std::size_t bytes = std::size_t(o.lines) * b;
-  lines_.reset(static_cast<std::byte*>(std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096)));
-  if (!lines_)
+  try {
+    lines_ = std::make_unique<host_visible_block>((bytes + 4095) / 4096 * 4096, 4096);
+  } catch (const std::bad_alloc&) {
     throw storage_error(error_code::capacity,
                         fmt::format("cache '{}': cannot allocate {} lines of {} bytes", name_, o.lines, b));
-  std::memset(lines_.get(), 0, bytes);
+  }
   slot_owner_.assign(o.lines, 0);
   counters_.assign(1, cache_counters{});
   clock_.assign(1, 0);
   read_turn_.assign(1, 0);
   ranges_.reserve(o.max_ranges);
-  view_.lines = lines_.get();
+  view_.lines = lines_->data();
   view_.slot_owner = slot_owner_.data();
   view_.clock = clock_.data();
   view_.read_turn = read_turn_.data();
@@ -71,7 +70,7 @@ std::uint32_t page_cache::add_range(std::uint64_t pages, std::uint64_t first_lba
   for (const std::string& n : s->names) s->name_ptrs.push_back(n.c_str());
   s->state.assign(pages, 0);
   s->page_slot.assign(pages, 0);
-  s->queues = queues;
+  s->queues.assign(queues.begin(), queues.end());
   range_view r;
   r.state = s->state.data();
   r.page_slot = s->page_slot.data();

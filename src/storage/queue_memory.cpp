@@ -1,15 +1,13 @@
 #include "gpmx/storage/queue_memory.hpp"
 
-#include <cstdlib>
-#include <cstring>
+#include <memory>
+#include <new>
 
 #include <fmt/format.h>
 
 #include "gpmx/storage/storage_error.hpp"
 
 namespace gpmx::storage {
-
-void queue_pair_memory::free_deleter::operator()(void* p) const { std::free(p); }
 
 namespace {
 // Hands out 64-byte aligned pieces of one allocation (each counter its own line).
@@ -37,10 +35,12 @@ queue_pair_memory::queue_pair_memory(std::uint16_t qid, queue_options o) {
                     cq_head = c.take(8), cid_hint = c.take(4), sq_lock = c.take(4), cq_lock = c.take(4),
                     sq_doorbell = c.take(4), cq_doorbell = c.take(4);
   const std::size_t bytes = (c.used + 4095) / 4096 * 4096;
-  memory_.reset(static_cast<std::byte*>(std::aligned_alloc(4096, bytes)));
-  if (!memory_) throw storage_error(error_code::capacity, fmt::format("queue pair {}: cannot allocate {} bytes", qid, bytes));
-  std::memset(memory_.get(), 0, bytes);
-  std::byte* m = memory_.get();
+  try {
+    memory_ = std::make_unique<host_visible_block>(bytes, 4096);
+  } catch (const std::bad_alloc&) {
+    throw storage_error(error_code::capacity, fmt::format("queue pair {}: cannot allocate {} bytes", qid, bytes));
+  }
+  std::byte* m = memory_->data();
   auto at = [m](std::size_t off) { return static_cast<void*>(m + off); };
   view_.sq = static_cast<nvme_command*>(at(sq));
   view_.cq = static_cast<nvme_completion*>(at(cq));
@@ -59,6 +59,7 @@ queue_pair_memory::queue_pair_memory(std::uint16_t qid, queue_options o) {
   view_.cq_doorbell = static_cast<std::uint32_t*>(at(cq_doorbell));
   view_.depth = o.depth;
   view_.qid = qid;
+  view_.host_scope = memory_->apart_from_kernel_memory() ? scope::system : scope::device;
   // Start as if first_ticket commands had gone through already.
   *view_.ticket = *view_.sq_tail = *view_.sq_head = o.first_ticket;
   const auto turn0 = std::uint32_t(2 * (o.first_ticket / o.depth));

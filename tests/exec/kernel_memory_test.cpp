@@ -2,7 +2,10 @@
 // freed by the resource that allocated it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <memory_resource>
 
 #include "gpmx/exec/kernel_memory.hpp"
@@ -73,6 +76,23 @@ TEST_F(KernelMemory, ABufferIsFreedWhereItWasAllocatedAfterTheResourceChanged) {
   copy.clear();
   copy.shrink_to_fit();
   EXPECT_EQ(first.freed, first.allocated);
+}
+
+TEST_F(KernelMemory, AHostVisibleBlockIsZeroedAlignedAndFreedWhereItWasAllocated) {
+  counting_resource visible;
+  {
+    const host_visible_block follows(10000, 4096);  // no resource set: kernel memory
+    EXPECT_FALSE(follows.apart_from_kernel_memory());
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(follows.data()) % 4096, 0u);
+    EXPECT_EQ(std::count(follows.data(), follows.data() + follows.size(), std::byte{0}), 10000);
+  }
+  set_host_visible_memory(&visible);
+  auto block = std::make_unique<host_visible_block>(8192, 4096);
+  EXPECT_TRUE(block->apart_from_kernel_memory()) << "beside a GPU: words shared with a host agent take system scope";
+  EXPECT_EQ(visible.allocated, 8192u);
+  set_host_visible_memory(nullptr);
+  block.reset();
+  EXPECT_EQ(visible.freed, 8192u);
 }
 
 }  // namespace

@@ -9,8 +9,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <memory_resource>
 #include <vector>
 
+#include "gpmx/exec/kernel_memory.hpp"
+#include "gpmx/storage/queue_memory.hpp"
 #include "gpmx/storage/queue_pair.hpp"
 #include "gpmx/storage/storage_error.hpp"
 #include "storage/storage_rig.hpp"
@@ -81,6 +84,21 @@ TEST(NvmeQueues, OneSlotDeepQueueStillServesEveryone) {
   // depth 2: one command in flight at a time, the tightest the protocol allows.
   read_blocks(parallel(), {.queues_per_device = 1, .queue = {.depth = 2}}, 2, 32);
   read_blocks(deterministic(9), {.queues_per_device = 1, .queue = {.depth = 2}, .deterministic = true, .seed = 9}, 1, 32);
+}
+
+// Beside a GPU the queues are pinned host memory (host_visible_memory set
+// apart): the doorbells and completions the controller shares take system
+// scope; elsewhere device scope, which the timed mode times inside the GPU.
+TEST(NvmeQueues, QueuesApartFromKernelMemoryTalkToTheControllerAtSystemScope) {
+  EXPECT_EQ(queue_pair_memory(1, {.depth = 8}).view().host_scope, scope::device);
+  std::pmr::unsynchronized_pool_resource pinned_stand_in;
+  set_host_visible_memory(&pinned_stand_in);
+  {
+    const queue_pair_memory q(2, {.depth = 8});
+    set_host_visible_memory(nullptr);
+    EXPECT_EQ(q.view().host_scope, scope::system);
+  }
+  EXPECT_EQ(queue_pair_memory(3, {.depth = 8}).view().host_scope, scope::device);
 }
 
 TEST(NvmeQueues, BadQueueSettingsAreRefusedByName) {

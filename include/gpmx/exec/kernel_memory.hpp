@@ -67,6 +67,31 @@ class host_visible_allocator : public kernel_allocator<T> {
 template <class T>
 using host_visible_vector = std::vector<T, host_visible_allocator<T>>;
 
+// One zeroed, aligned block of host_visible_memory() (the one current when
+// it was made), freed where it was allocated: queues and buffers a host
+// agent reads and writes while a kernel runs (an emulated device's queues,
+// the cache lines it reads into).
+class host_visible_block {
+ public:
+  host_visible_block(std::size_t bytes, std::size_t alignment);
+  ~host_visible_block();
+  host_visible_block(const host_visible_block&) = delete;
+  host_visible_block& operator=(const host_visible_block&) = delete;
+  std::byte* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return bytes_; }
+  // Whether it lies apart from kernel memory (pinned host memory beside a
+  // GPU's): words a kernel and a host agent share there need system scope;
+  // elsewhere device scope reaches the agent (the cpu executor's threads,
+  // the timed mode's simulated GPU, which would time system scope as PCIe).
+  bool apart_from_kernel_memory() const noexcept { return apart_; }
+
+ private:
+  std::pmr::memory_resource* resource_;
+  std::size_t bytes_, alignment_;
+  std::byte* data_;
+  bool apart_;
+};
+
 // A copy of host data in kernel memory.
 template <class T>
 kernel_vector<std::remove_const_t<T>> to_kernel_memory(std::span<T> s) {

@@ -1,7 +1,9 @@
 #pragma once
 // The memory behind a page cache (page_cache.hpp): its lines, each slot's
 // owner, the counters, and the ranges of storage it caches. All allocated
-// up front, as BaM does; kernels get a cache_view by value.
+// up front, as BaM does; kernels get a cache_view by value. What kernels
+// read is kernel memory; the lines, which the controller reads into and
+// writes from while kernels run, are host-visible memory.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -56,17 +58,15 @@ class page_cache {
 
  private:
   void check_array(std::uint32_t range, std::uint64_t count, std::size_t element_bytes) const;
-  struct free_deleter {
-    void operator()(void* p) const;
-  };
   struct range_storage {
     kernel_vector<std::uint32_t> state, page_slot;
-    std::vector<queue_pair_view> queues;
+    kernel_vector<queue_pair_view> queues;
     std::vector<std::string> names;
-    std::vector<const char*> name_ptrs;
+    std::vector<const char*> name_ptrs;  // host-side error messages only
   };
   std::string name_;
-  std::unique_ptr<std::byte, free_deleter> lines_;
+  // The controller, a host agent, reads and writes lines while kernels run.
+  std::unique_ptr<host_visible_block> lines_;
   // What kernels touch lives in kernel memory (kernel_memory.hpp): on a page
   // of its own in the timed mode, so simulated cycles do not depend on
   // where the host's heap put it.
@@ -74,7 +74,7 @@ class page_cache {
   kernel_vector<cache_counters> counters_;
   kernel_vector<std::uint64_t> clock_;
   kernel_vector<std::uint32_t> read_turn_;
-  std::vector<range_view> ranges_;  // capacity fixed at max_ranges: views keep pointing at it
+  kernel_vector<range_view> ranges_;  // capacity fixed at max_ranges: views keep pointing at it
   std::vector<std::unique_ptr<range_storage>> storage_;
   cache_view view_;
 };

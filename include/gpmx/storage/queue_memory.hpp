@@ -1,11 +1,14 @@
 #pragma once
 // The memory behind one queue pair (queue_pair.hpp): entries, turn counters,
-// marks, the command-id bitmap and the counters, in one zeroed allocation
-// that kernel threads and the controller share.
+// marks, the command-id bitmap and the counters, in one zeroed block of
+// host-visible memory (kernel_memory.hpp) that kernel threads and the
+// controller, a host agent, share while kernels run: pinned host memory
+// beside a GPU, where the doorbells and completions take system scope.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 
+#include "gpmx/exec/kernel_memory.hpp"
 #include "gpmx/storage/queue_pair.hpp"
 
 namespace gpmx::storage {
@@ -22,10 +25,7 @@ class queue_pair_memory {
   std::uint32_t depth() const { return view_.depth; }
 
  private:
-  struct free_deleter {
-    void operator()(void* p) const;
-  };
-  std::unique_ptr<std::byte, free_deleter> memory_;
+  std::unique_ptr<host_visible_block> memory_;
   queue_pair_view view_;
 };
 

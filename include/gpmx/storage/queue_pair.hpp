@@ -20,7 +20,11 @@
 // own mark is cleared, so no completion is left unreclaimed.
 //
 // Everything here runs in kernel threads through the thread context's
-// atomics, so the deterministic and trace schedules see every step.
+// atomics, so the deterministic and trace schedules see every step. Only
+// the doorbells and the completions reach the controller; they take the
+// queue's host_scope, the rest stays among the kernel's threads (device
+// scope). A command's bytes reach the controller through the chain of
+// releases and acquires from its writer's mark to the doorbell.
 #include <cstdint>
 
 #include "gpmx/exec/memory_scope.hpp"
@@ -52,6 +56,12 @@ struct queue_pair_view {
   std::uint32_t* cq_doorbell = nullptr;  // the completion head, wrapped
   std::uint32_t depth = 0;
   std::uint16_t qid = 0;
+  // The scope of what the controller (a host agent) reads or writes while
+  // kernels run: the doorbells threads ring and the completions they poll.
+  // System when the queues are in pinned host memory beside a GPU; device
+  // elsewhere (the cpu executor honours every scope at system strength, and
+  // the timed mode's queues are the simulated GPU's memory).
+  scope host_scope = scope::device;
 };
 
 namespace detail {
@@ -112,7 +122,7 @@ GPMX_HD void try_move_tail(Ctx& t, const queue_pair_view& q) {
   }
   if (next != tail) {
     t.atomic_store(q.sq_tail, next, memory_order::relaxed);
-    t.atomic_store(q.sq_doorbell, std::uint32_t(next % q.depth), memory_order::release);
+    t.atomic_store(q.sq_doorbell, std::uint32_t(next % q.depth), memory_order::release, q.host_scope);
   }
   t.atomic_store(q.sq_lock, 0u, memory_order::release);
 }
@@ -133,7 +143,7 @@ GPMX_HD void try_advance_completions(Ctx& t, const queue_pair_view& q) {
   }
   if (next != head) {
     t.atomic_store(q.cq_head, next, memory_order::release);
-    t.atomic_store(q.cq_doorbell, std::uint32_t(next % q.depth), memory_order::release);
+    t.atomic_store(q.cq_doorbell, std::uint32_t(next % q.depth), memory_order::release, q.host_scope);
     // Fewer than depth entries are ever outstanding, so the wrapped SQHD
     // names one unwrapped head.
     const std::uint64_t old_head = t.atomic_load(q.sq_head, memory_order::relaxed);
@@ -176,7 +186,7 @@ GPMX_HD nvme_completion await_completion(Ctx& t, const queue_pair_view& q, std::
     const std::uint64_t head = t.atomic_load(q.cq_head, memory_order::acquire);
     for (std::uint64_t p = head; p < head + q.depth; ++p) {
       nvme_completion* e = &q.cq[p % q.depth];
-      const std::uint32_t word = t.atomic_load(detail::completion_word(e), memory_order::acquire);
+      const std::uint32_t word = t.atomic_load(detail::completion_word(e), memory_order::acquire, q.host_scope);
       if (((word >> 16) & 1u) != detail::expected_phase(p, q.depth)) return false;  // not posted yet
       if ((word & 0xffffu) == cid) {
         found = *e;
