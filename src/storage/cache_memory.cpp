@@ -29,6 +29,8 @@ page_cache::page_cache(cache_options o) : name_(std::move(o.name)) {
   clock_.assign(1, 0);
   read_turn_.assign(1, 0);
   ranges_.reserve(o.max_ranges);
+  failure_ = std::make_unique<host_visible_block>(sizeof(command_failure), alignof(command_failure));
+  view_.failure = reinterpret_cast<command_failure*>(failure_->data());
   view_.lines = lines_->data();
   view_.slot_owner = slot_owner_.data();
   view_.clock = clock_.data();
@@ -112,6 +114,23 @@ std::uint64_t page_cache::dirty_pages() const {
 }  // namespace gpmx::storage
 
 namespace gpmx::storage {
+
+bool page_cache::failed() const {
+  return std::atomic_ref<std::uint32_t>(view_.failure->taken).load(std::memory_order_acquire) != 0;
+}
+
+void page_cache::clear_failure() const {
+  std::atomic_ref<std::uint32_t>(view_.failure->taken).store(0, std::memory_order_release);
+}
+
+std::string page_cache::describe_failure(const std::string& launch_error) const {
+  const command_failure& f = *view_.failure;
+  const char* device = f.range < ranges_.size() && f.device < ranges_[f.range].devices
+                           ? ranges_[f.range].device_names[f.device]
+                           : "(unknown)";
+  return fmt::format("{} (the launch: {})", describe_command_failure(device, f.opcode, f.slba, f.blocks, f.status),
+                     launch_error);
+}
 
 std::string page_cache::describe_all_pinned(const std::string& deadlock) const {
   return fmt::format("cache '{}' ({} lines of {} bytes): every line was pinned while threads waited for one; "

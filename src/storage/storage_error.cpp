@@ -29,11 +29,15 @@ const char* opcode_name(std::uint8_t op) {
 }
 }  // namespace
 
+std::string describe_command_failure(const char* device, std::uint8_t opcode, std::uint64_t slba,
+                                     std::uint32_t blocks, std::uint16_t status_code) {
+  return fmt::format("storage device '{}': {} of {} block(s) at block {} failed with status {:#04x} ({})", device,
+                     opcode_name(opcode), blocks, slba, status_code, status_name(status_code));
+}
+
 void throw_command_failed(const char* device, std::uint8_t opcode, std::uint64_t slba, std::uint32_t blocks,
                           std::uint16_t status_code) {
-  throw storage_error(error_code::io,
-                      fmt::format("storage device '{}': {} of {} block(s) at block {} failed with status {:#04x} ({})",
-                                  device, opcode_name(opcode), blocks, slba, status_code, status_name(status_code)));
+  throw storage_error(error_code::io, describe_command_failure(device, opcode, slba, blocks, status_code));
 }
 
 }  // namespace gpmx::storage

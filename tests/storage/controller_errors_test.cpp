@@ -74,7 +74,55 @@ TEST(NvmeErrors, AFailedReadFailsTheLaunchNamingDeviceBlockAndStatus) {
       ASSERT_NE(at, std::string::npos) << m;
       EXPECT_GE(std::stoull(m.substr(at + 9)), 256u) << m;  // a page from 32 on: block 256 and up
     }
+    // The failing thread also left the command where the host can read it
+    // after a launch that ended without a message (a GPU thread traps).
+    ASSERT_TRUE(cache.failed());
+    const std::string m = cache.describe_failure("the launch's own error");
+    EXPECT_NE(m.find("storage device 'dev0': READ"), std::string::npos) << m;
+    EXPECT_NE(m.find("the launch's own error"), std::string::npos) << m;
   }
+}
+
+// What a GPU launch looks like to the host when a thread traps after a
+// failed command: a cuda_error and the thread's record in host-visible
+// memory. storage::launch turns that into the command's error.
+struct trapping_launcher {
+  const page_cache* cache;
+  template <class Kernel, class... Args>
+  void launch(const launch_config&, Kernel, Args&&...) {
+    command_failure& f = *cache->view().failure;
+    f.range = 0;
+    f.device = 1;
+    f.blocks = 8;
+    f.slba = 4096;
+    f.status = 0x4;  // data transfer error
+    f.opcode = std::uint8_t(nvme_opcode::write);
+    f.taken = 1;
+    throw cuda_error("kernel 'k': cudaDeviceSynchronize failed: unspecified launch failure");
+  }
+};
+
+TEST(NvmeErrors, AGpuLaunchThatTrappedAfterAFailedCommandIsReportedAsThatCommand) {
+  cpu::executor ex(parallel());
+  storage_rig rig(ex, {.devices = 2, .device_bytes = 64 * 4096, .queues_per_device = 1});
+  page_cache cache({.name = "c", .line_bytes = 4096, .lines = 8});
+  cache.add_range(64, 0, rig.device_list(), rig.queues);
+  trapping_launcher gpu{&cache};
+  try {
+    storage::launch(gpu, cache, {dim3(1), dim3(32), 0, "k"}, one_command{});
+    ADD_FAILURE() << "the failed launch was not reported";
+  } catch (const storage_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("storage device 'dev1': WRITE of 8 block(s) at block 4096"), std::string::npos) << m;
+    EXPECT_NE(m.find("data transfer error"), std::string::npos) << m;
+    EXPECT_NE(m.find("unspecified launch failure"), std::string::npos) << m;
+  }
+  // Without a record the launch's own error goes on unchanged.
+  cache.clear_failure();
+  struct plain_failure {
+    void launch(const launch_config&, one_command) { throw cuda_error("out of memory"); }
+  } oom;
+  EXPECT_THROW(storage::launch(oom, cache, {dim3(1), dim3(1), 0, "k"}, one_command{}), cuda_error);
 }
 
 TEST(NvmeErrors, RangesThatDoNotFitTheirDevicesAreRefused) {

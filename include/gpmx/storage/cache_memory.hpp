@@ -55,6 +55,11 @@ class page_cache {
   std::uint64_t dirty_pages() const;
   // The message of a deadlock in which every line was pinned.
   std::string describe_all_pinned(const std::string& deadlock) const;
+  // The failed command a kernel thread recorded (command_failure), if any;
+  // cleared before each storage::launch.
+  bool failed() const;
+  std::string describe_failure(const std::string& launch_error) const;
+  void clear_failure() const;
 
  private:
   void check_array(std::uint32_t range, std::uint64_t count, std::size_t element_bytes) const;
@@ -67,6 +72,9 @@ class page_cache {
   std::string name_;
   // The controller, a host agent, reads and writes lines while kernels run.
   std::unique_ptr<host_visible_block> lines_;
+  // Read by the host after a failed launch: pinned host memory beside a GPU
+  // stays readable after a trap, managed memory would not.
+  std::unique_ptr<host_visible_block> failure_;
   // What kernels touch lives in kernel memory (kernel_memory.hpp): on a page
   // of its own in the timed mode, so simulated cycles do not depend on
   // where the host's heap put it.
@@ -100,14 +108,8 @@ struct device_flush_kernel {
       if (i < c.ranges[r].devices) {
         const queue_pair_view& q = c.ranges[r].queues[i * c.ranges[r].queues_per_device];
         const nvme_completion done = await_completion(t, q, submit(t, q, make_flush_command()));
-        if (done.status_code() != 0) {
-#if defined(__CUDA_ARCH__)
-          __trap();
-#else
-          throw_command_failed(c.ranges[r].device_names[i], std::uint8_t(nvme_opcode::flush), 0, 0,
-                               done.status_code());
-#endif
-        }
+        if (done.status_code() != 0)
+          detail::command_failed(t, c, r, std::uint32_t(i), nvme_opcode::flush, 0, 0, done.status_code());
         return;
       }
       i -= c.ranges[r].devices;
@@ -117,15 +119,20 @@ struct device_flush_kernel {
 
 // Launches a kernel that uses `cache`; a deadlock in which loaders found
 // every line of the cache pinned is reported as the cache's, naming it and
-// its size (threads hold more pages pinned than it has lines).
+// its size (threads hold more pages pinned than it has lines), and a launch
+// that failed after a command failed (a GPU kernel traps) with the command.
 template <class Launcher, class Kernel, class... Args>
 void launch(Launcher& ex, const page_cache& cache, const launch_config& cfg, Kernel k, Args&&... args) {
   const std::uint64_t before = cache.counters().pinned_sweeps;
+  cache.clear_failure();
   try {
     ex.launch(cfg, k, std::forward<Args>(args)...);
   } catch (const deadlock_error& e) {
     if (cache.counters().pinned_sweeps == before) throw;
     throw storage_error(error_code::capacity, cache.describe_all_pinned(e.what()));
+  } catch (const cuda_error& e) {  // a GPU thread trapped: the message is in the record
+    if (!cache.failed()) throw;
+    throw storage_error(error_code::io, cache.describe_failure(e.what()));
   }
 }
 
@@ -135,10 +142,11 @@ template <class Launcher>
 void flush(Launcher& ex, const page_cache& cache) {
   const cache_view& c = cache.view();
   const std::uint32_t threads = 128;
-  ex.launch({dim3((c.slots + threads - 1) / threads), dim3(threads), 0, "bam_write_back"}, write_back_kernel{}, c);
+  launch(ex, cache, {dim3((c.slots + threads - 1) / threads), dim3(threads), 0, "bam_write_back"}, write_back_kernel{},
+         c);
   std::uint32_t devices = 0;
   for (std::uint32_t r = 0; r < c.range_count; ++r) devices += c.ranges[r].devices;
-  if (devices != 0) ex.launch({dim3(1), dim3(devices), 0, "bam_device_flush"}, device_flush_kernel{}, c);
+  if (devices != 0) launch(ex, cache, {dim3(1), dim3(devices), 0, "bam_device_flush"}, device_flush_kernel{}, c);
 }
 
 }  // namespace gpmx::storage

@@ -49,6 +49,20 @@ struct cache_counters {
   std::uint64_t pinned_sweeps = 0;  // of those, sweeps in which every line was pinned
 };
 
+// The first command that failed in a launch, as the thread that saw it
+// wrote it (host-visible memory): on a GPU the thread then traps, which
+// leaves the host a failed launch and no message, and storage::launch reads
+// this to name the device, the command and its status.
+struct command_failure {
+  std::uint32_t taken = 0;  // set by the first thread that fails
+  std::uint32_t range = 0;
+  std::uint32_t device = 0;  // within the range
+  std::uint32_t blocks = 0;
+  std::uint64_t slba = 0;
+  std::uint16_t status = 0;
+  std::uint8_t opcode = 0;
+};
+
 // One range of backing storage: its pages' state words and slots.
 struct range_view {
   std::uint32_t* state = nullptr;      // pages
@@ -70,6 +84,7 @@ struct cache_view {
   std::uint32_t* read_turn = nullptr;  // replicate: which device serves the next read
   cache_counters* counters = nullptr;
   const range_view* ranges = nullptr;
+  command_failure* failure = nullptr;  // host-visible
   std::uint32_t range_count = 0;
   std::uint32_t line_bytes = 0;
   std::uint32_t slots = 0;
@@ -84,6 +99,30 @@ GPMX_HD void count(Ctx& t, std::uint64_t* counter) {
   t.atomic_add(counter, std::uint64_t{1}, memory_order::relaxed);
 }
 
+// Records the failed command (the first of the launch only) where the host
+// reads it, then fails the thread: on the cpu executor with the message, on
+// a GPU with a trap (the launch fails; storage::launch names the command).
+template <class Ctx>
+GPMX_HD void command_failed(Ctx& t, const cache_view& c, std::uint32_t range, std::uint32_t device,
+                                         nvme_opcode op, std::uint64_t slba, std::uint32_t blocks,
+                                         std::uint16_t status) {
+  command_failure* f = c.failure;
+  if (f && t.atomic_cas(&f->taken, 0u, 1u, memory_order::relaxed, scope::system) == 0) {
+    f->range = range;
+    f->device = device;
+    f->blocks = blocks;
+    f->slba = slba;
+    f->status = status;
+    f->opcode = std::uint8_t(op);
+    t.fence(scope::system);  // out to the host before the thread stops
+  }
+#if defined(__CUDA_ARCH__)
+  __trap();
+#else
+  throw_command_failed(c.ranges[range].device_names[device], std::uint8_t(op), slba, blocks, status);
+#endif
+}
+
 // One READ or WRITE of `blocks` logical blocks at `slba` of one device,
 // through the queue this warp uses; a failed command fails the kernel thread
 // (never silently).
@@ -95,13 +134,8 @@ GPMX_HD void block_io(Ctx& t, const cache_view& c, const range_view& r, std::uin
   const std::uint16_t cid = submit(t, q, make_io_command(op, slba, blocks, buffer));
   count(t, op == nvme_opcode::read ? &c.counters->reads : &c.counters->writes);
   const nvme_completion done = await_completion(t, q, cid);
-  if (done.status_code() != 0) {
-#if defined(__CUDA_ARCH__)
-    __trap();
-#else
-    throw_command_failed(r.device_names[device], std::uint8_t(op), slba, blocks, done.status_code());
-#endif
-  }
+  if (done.status_code() != 0)
+    command_failed(t, c, std::uint32_t(&r - c.ranges), device, op, slba, blocks, done.status_code());
 }
 
 // A whole cache line: page `page_on_device` of one device into or out of `slot`.

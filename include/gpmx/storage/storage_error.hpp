@@ -19,5 +19,8 @@ class storage_error : public gpmx::error {
 // with this message; no data of a failed read is ever handed to a kernel.
 [[noreturn]] void throw_command_failed(const char* device, std::uint8_t opcode, std::uint64_t slba,
                                        std::uint32_t blocks, std::uint16_t status_code);
+// That error's message.
+std::string describe_command_failure(const char* device, std::uint8_t opcode, std::uint64_t slba,
+                                     std::uint32_t blocks, std::uint16_t status_code);
 
 }  // namespace gpmx::storage
