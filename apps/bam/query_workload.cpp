@@ -123,7 +123,8 @@ class query_workload final : public storage_workload {
       r.launches = 1;
     } else if (p.at("method") == tiling) {
       const std::uint64_t tile = p.at("tile_rows");
-      std::vector<std::vector<std::uint64_t>> buffers(query + 1, std::vector<std::uint64_t>(tile));
+      // Kernel memory: the kernel reads the tiles (on a GPU, host vectors it could not).
+      std::vector<kernel_vector<std::uint64_t>> buffers(query + 1, kernel_vector<std::uint64_t>(tile));
       memory_columns cols;
       for (std::uint64_t first = 0; first < rows; first += tile) {
         const std::uint64_t n = std::min(tile, rows - first);

@@ -18,6 +18,7 @@
 #include "bam/storage_workload.hpp"
 #include "common/run_meta.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/exec/kernel_memory.hpp"
 #include "gpmx/storage/array.hpp"
 #include "gpmx/support/elapsed.hpp"
 #include "gpmx/support/hash_mix.hpp"
@@ -183,15 +184,16 @@ class vector_add_workload final : public storage_workload {
   void run_tiled(const storage_env& e, const params& p, const storage_layout& l, std::uint64_t n,
                  const launch_config& grid, storage_run_report& r) {
     const std::uint64_t tile = std::min(p.at("tile"), n);
-    std::vector<std::uint64_t> a(tile), b(tile);
-    std::vector<std::uint64_t> c[2] = {std::vector<std::uint64_t>(tile), std::vector<std::uint64_t>(tile)};
+    // Kernel memory: the kernel reads and writes the tiles.
+    kernel_vector<std::uint64_t> a(tile), b(tile);
+    kernel_vector<std::uint64_t> c[2] = {kernel_vector<std::uint64_t>(tile), kernel_vector<std::uint64_t>(tile)};
     std::future<void> writing;
     const auto start = std::chrono::steady_clock::now();
     for (std::uint64_t first = 0, k = 0; first < n; first += tile, ++k) {
       const std::uint64_t m = std::min(tile, n - first);
       read_array(e.dir, l, "a", first * 8, std::as_writable_bytes(std::span(a.data(), m)));
       read_array(e.dir, l, "b", first * 8, std::as_writable_bytes(std::span(b.data(), m)));
-      std::vector<std::uint64_t>& out = c[k % 2];
+      kernel_vector<std::uint64_t>& out = c[k % 2];
       e.ex.launch(grid, memory_add_kernel{}, static_cast<const std::uint64_t*>(a.data()),
                   static_cast<const std::uint64_t*>(b.data()), out.data(), m);
       ++r.launches;
