@@ -6,7 +6,6 @@
 // memory, the edges on storage, as in the paper.
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <numeric>

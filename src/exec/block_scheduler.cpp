@@ -70,10 +70,9 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
     warps_dirty_ = false;
   }
   if (timed) timed_.assign(nwarps, timed_slot{});
-  state_.run_ahead = timed ? run_ahead_ : 0;
-  state_.run_ahead_stores = state_.run_ahead != 0 && run_ahead_stores_;
-  if (state_.run_ahead != 0 && run_ahead_ops_.size() < std::size_t(nwarps) * run_ahead_ * warp_size)
-    run_ahead_ops_.resize(std::size_t(nwarps) * run_ahead_ * warp_size);
+  if (!timed) set_run_ahead(0, false);  // the timed engine sets it before each of its blocks
+  if (run_ahead_ops_.size() < std::size_t(nwarps) * state_.run_ahead * warp_size)
+    run_ahead_ops_.resize(std::size_t(nwarps) * state_.run_ahead * warp_size);
 
   // One arena per block: static __shared__ arrays first, then dynamic.
   const std::size_t static_bytes = L.options->limits.static_shared_bytes;
@@ -354,7 +353,7 @@ bool block_scheduler::timed_record(thread_ctx& t, const timed_op& op) {
   const std::uint32_t w = t.warp_id(), lane = t.lane_id();
   std::uint16_t& n = timed_[w].recorded[lane];
   recorded_op(w, lane, n++) = op;
-  return n < run_ahead_;
+  return n < state_.run_ahead;
 }
 
 bool block_scheduler::timed_has_recorded(const thread_ctx& t) const {

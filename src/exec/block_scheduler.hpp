@@ -79,8 +79,8 @@ class block_scheduler {
   // Plain loads (and stores) a lane of the next block started may run
   // ahead (0: none).
   void set_run_ahead(std::uint32_t operations, bool stores) {
-    run_ahead_ = operations;
-    run_ahead_stores_ = stores;
+    state_.run_ahead = operations;
+    state_.run_ahead_stores = operations != 0 && stores;
   }
   // Parks t at `op` until its warp issues it (after the loads t ran ahead
   // over, which issue first, in order).
@@ -155,7 +155,7 @@ class block_scheduler {
   // The lane's stop at `op` (its warp issues it when the lane's turn comes).
   void timed_stop_at(timed_slot& slot, std::uint32_t w, std::uint32_t lane, const timed_op& op);
   timed_op& recorded_op(std::uint32_t w, std::uint32_t lane, std::uint32_t k) {
-    return run_ahead_ops_[(std::size_t(w) * run_ahead_ + k) * warp_size + lane];
+    return run_ahead_ops_[(std::size_t(w) * state_.run_ahead + k) * warp_size + lane];
   }
   void run_woken();
 
@@ -197,9 +197,7 @@ class block_scheduler {
   std::vector<warp_slot> warps_;
   bool warps_dirty_ = false;  // set by cancel(): slots may hold waiters
   std::vector<timed_slot> timed_;  // per warp, timed schedule only
-  std::uint32_t run_ahead_ = 0;
-  bool run_ahead_stores_ = false;
-  // Per warp, run_ahead_ rows of 32 lanes: a convergent warp's lanes record
+  // Per warp, state_.run_ahead rows of 32 lanes: a convergent warp's lanes record
   // their k-th load side by side.
   std::vector<timed_op> run_ahead_ops_;
   std::vector<std::uint32_t> touched_;
