@@ -27,6 +27,30 @@ namespace {
 std::uint64_t load_word(std::uint64_t* w) { return std::atomic_ref(*w).load(std::memory_order_acquire); }
 void store_word(std::uint64_t* w, std::uint64_t v) { std::atomic_ref(*w).store(v, std::memory_order_release); }
 
+// The file pieces of a save on a device: each element, the padding after
+// it (zeros: its bytes are no element's), and the seal, so that the copy
+// goes out as contiguous writes that end where the seal begins. A gap too
+// wide to fill (thousands of elements' worth of alignment) is left
+// unwritten, which only splits the write.
+std::vector<pool::file_write> gathered_pieces(std::span<const copy_chunk> elements, std::byte* seal_at,
+                                              const std::byte* seal, std::uint64_t seal_bytes) {
+  static constexpr std::uint64_t max_filler = 64 * 1024;
+  static const std::vector<std::byte> zeros(max_filler);
+  std::vector<pool::file_write> out;
+  const auto fill_to = [&](std::byte* to) {
+    std::byte* const from = out.back().dst + out.back().bytes;
+    if (to > from && std::uint64_t(to - from) <= max_filler)
+      out.push_back({from, zeros.data(), std::uint64_t(to - from)});
+  };
+  for (const copy_chunk& e : elements) {
+    if (!out.empty()) fill_to(e.dst);
+    out.push_back({e.dst, e.src, e.bytes});
+  }
+  if (!out.empty()) fill_to(seal_at);
+  out.push_back({seal_at, seal, seal_bytes});
+  return out;
+}
+
 }  // namespace
 
 struct checkpoint::state {
@@ -98,13 +122,15 @@ struct checkpoint::state {
     return sum == load_word(&seal->checksum) ? e : 0;
   }
 
-  // After a crash the epoch word may lag a save whose copy and seal were
-  // made durable (a save on a device does not sync the word): the word is
-  // moved up to the newest sealed copy, in memory (the seal is the record).
-  void settle(std::uint32_t g) {
-    newest_sealed[g] = std::max(sealed_epoch(g, 0), sealed_epoch(g, 1));
-    const auto w = words(g);
-    if (newest_sealed[g] > load_word(w.epoch)) store_word(w.epoch, newest_sealed[g]);
+  // The epoch word may lag a save whose copy and seal are durable (a save
+  // on a device does not store it, and a crash can come before a store
+  // reached PM): the seals are the record.
+  void settle(std::uint32_t g) { newest_sealed[g] = std::max(sealed_epoch(g, 0), sealed_epoch(g, 1)); }
+
+  // The group's epoch: the newest sealed save, or the word if it is ahead
+  // (a flip made before its copy was sealed, which restore refuses).
+  std::uint64_t current_epoch(std::uint32_t g) const {
+    return std::max(load_word(words(g).epoch), newest_sealed[g]);
   }
 
   std::uint64_t total_bytes(std::uint32_t g) const {
@@ -227,7 +253,7 @@ void checkpoint::register_buffer(std::uint32_t g, void* addr, std::uint64_t byte
     return;
   }
   const auto w = s_->words(g);
-  if (const std::uint64_t e = load_word(w.epoch); e != 0)
+  if (const std::uint64_t e = s_->current_epoch(g); e != 0)
     fail(errc::registration_mismatch,
          fmt::format("{}: register: group {} was saved (epoch {}) with {} element(s); a new element {} would "
                      "have no saved data",
@@ -254,43 +280,51 @@ void checkpoint::save(std::uint32_t g, const launch_target& ex, save_order order
   s_->check_group(g, "save");
   s_->check_complete(g, "save");
   const auto w = s_->words(g);
-  const std::uint64_t next = load_word(w.epoch) + 1;
+  const std::uint64_t next = s_->current_epoch(g) + 1;
   // The working copy is the one the current epoch does not name, so the
   // consistent copy is untouched until the flip.
   const std::uint64_t copy = next % 2;
   const auto elements = s_->element_copies(g, copy, true);
-  const auto chunks = split(elements, chunk_bytes_for(s_->total_bytes(g), ex.cpu().workers()));
   L::seal* const at = s_->seal_of(g, copy);
-  const auto flip = [&](bool durable) {
+  const auto flip = [&] {
     store_word(w.epoch, next);
-    if (durable) s_->meta->persist(std::uint64_t(reinterpret_cast<std::byte*>(w.epoch) - s_->meta->data()), 8);
+    s_->meta->persist(std::uint64_t(reinterpret_cast<std::byte*>(w.epoch) - s_->meta->data()), 8);
   };
-  if (order == save_order::flip_then_copy) flip(true);
+  if (order == save_order::flip_then_copy) flip();
   if (!ex.on_gpu() && s_->file.prefers_file_writes()) {
-    // A file on a device: large writes and one sync for the copy and its
-    // seal, as CAP-fs saves with one write and one fsync. The flip needs no
-    // sync of its own: after a crash, open takes the newest sealed copy.
-    // A piece per chunk, with a crash point after each as the copy kernel
-    // makes, so crash tests see the same points on every file system.
-    // The seal is summed from the buffers (host memory on this path): the
-    // copy will hold their bytes.
-    const L::seal seal{next, L::seal_checksum(next, s_->sizes(g), [&](std::size_t i) { return elements[i].src; })};
-    std::vector<pool::file_write> pieces;
-    for (const copy_chunk& c : chunks) pieces.push_back({c.dst, c.src, c.bytes});
-    pieces.push_back({reinterpret_cast<std::byte*>(at), reinterpret_cast<const std::byte*>(&seal), sizeof seal});
-    s_->file.write_durably(pieces, [] { crash_trigger::point(); });
-    if (order == save_order::copy_then_flip) flip(false);
+    // A file on a device: one write and one sync for the copy and its
+    // seal, as CAP-fs saves with one write and one fsync. The save is
+    // durable once its seal is (open takes the newest sealed copy), so the
+    // epoch word, which lets open tell a damaged newest copy from a save cut
+    // short, is written after the sync with its writeback started and not
+    // waited for: a store through the mapping would leave the metadata page
+    // for the next save's sync to write. A word that lags is harmless (the
+    // epoch is the newer of it and the newest seal).
+    // The seal is summed from the buffers (host memory on this path: the
+    // copy will hold their bytes) while the device writes the copy back.
+    L::seal seal{next, 0};
+    const auto pieces = gathered_pieces(elements, reinterpret_cast<std::byte*>(at),
+                                        reinterpret_cast<const std::byte*>(&seal), sizeof seal);
+    s_->file.write_durably(pieces, [] { crash_trigger::point(); }, [&] {
+      seal.checksum = L::seal_checksum(next, s_->sizes(g), [&](std::size_t i) { return elements[i].src; });
+    });
+    if (order == save_order::copy_then_flip) {
+      const pool::file_write word{reinterpret_cast<std::byte*>(w.epoch), reinterpret_cast<const std::byte*>(&next),
+                                  sizeof next};
+      s_->file.write_behind({&word, 1});
+    }
   } else {
     // Persists are cheap here (PM, or tmpfs): copy, seal, then a durable
     // flip, each persisted before the next. The seal is summed from the
     // copy: a GPU's buffers may be device memory the host cannot read.
+    const auto chunks = split(elements, chunk_bytes_for(s_->total_bytes(g), ex.cpu().workers()));
     parallel_copy(ex, chunks, s_->file.domain(), "gpmcp_checkpoint");
     const L::seal seal{next, L::seal_checksum(next, s_->sizes(g), [&](std::size_t i) { return elements[i].dst; })};
     store_word(&at->checksum, seal.checksum);
     store_word(&at->epoch, seal.epoch);
     s_->data[g].persist(std::uint64_t(reinterpret_cast<std::byte*>(at) - s_->data[g].data()), sizeof seal);
     crash_trigger::point();
-    if (order == save_order::copy_then_flip) flip(true);
+    if (order == save_order::copy_then_flip) flip();
   }
   s_->newest_sealed[g] = next;
 }
@@ -298,7 +332,7 @@ void checkpoint::save(std::uint32_t g, const launch_target& ex, save_order order
 void checkpoint::restore(std::uint32_t g, const launch_target& ex) {
   std::lock_guard lock(s_->mutex);
   s_->check_group(g, "restore");
-  const std::uint64_t e = load_word(s_->words(g).epoch);
+  const std::uint64_t e = s_->current_epoch(g);
   if (e == 0)
     fail(errc::no_consistent_copy,
          fmt::format("{}: restore: group {} has no consistent copy (it was never saved)", s_->where(), g));
@@ -316,7 +350,7 @@ void checkpoint::restore(std::uint32_t g, const launch_target& ex) {
 std::uint64_t checkpoint::epoch(std::uint32_t g) const {
   std::lock_guard lock(s_->mutex);
   s_->check_group(g, "epoch");
-  return load_word(s_->words(g).epoch);
+  return s_->current_epoch(g);
 }
 
 std::uint32_t checkpoint::groups() const { return std::uint32_t(s_->h.groups); }

@@ -1,5 +1,6 @@
 #include "file_io.hpp"
 
+#include <climits>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,32 @@ int pwrite_all(int fd, const void* data, std::uint64_t bytes, std::uint64_t offs
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return n < 0 ? errno : EIO;
     done += std::uint64_t(n);
+  }
+  return 0;
+}
+
+int pwritev_all(int fd, std::span<const iovec> buffers, std::uint64_t offset) {
+  std::vector<iovec> left(buffers.begin(), buffers.end());
+  std::size_t first = 0;
+  while (first < left.size()) {
+    if (left[first].iov_len == 0) {
+      ++first;
+      continue;
+    }
+    const int count = int(std::min<std::size_t>(left.size() - first, IOV_MAX));
+    const ssize_t n = ::pwritev(fd, left.data() + first, count, off_t(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    offset += std::uint64_t(n);
+    // Skip what was written: whole buffers, then part of the next.
+    for (std::uint64_t done = std::uint64_t(n); done > 0;) {
+      iovec& v = left[first];
+      const std::uint64_t take = std::min<std::uint64_t>(done, v.iov_len);
+      v.iov_base = static_cast<char*>(v.iov_base) + take;
+      v.iov_len -= take;
+      done -= take;
+      if (v.iov_len == 0) ++first;
+    }
   }
   return 0;
 }

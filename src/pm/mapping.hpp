@@ -78,12 +78,21 @@ class mapping {
   // used. Not while a trace recorder watches the host (it sees stores).
   bool writes_through_file() const;
   // Returns the bytes written.
-  std::uint64_t write_and_sync(std::span<const pool::file_write> pieces, const std::function<void()>& after_each) const;
+  std::uint64_t write_and_sync(std::span<const pool::file_write> pieces, const std::function<void()>& after_each,
+                               const std::function<void()>& before_last) const;
+  // Writes the pieces through the file and starts their writeback without
+  // waiting for it (pool::write_behind).
+  void write_behind(std::span<const pool::file_write> pieces) const;
   // Bytes asked to be persisted so far (under every setting, none included).
   std::uint64_t bytes_persisted() const { return persisted_.load(std::memory_order_relaxed); }
 
  private:
   void check_inside(const void* p, std::uint64_t bytes) const;
+  // Writes contiguous pieces together, a MiB at a time, starting the
+  // writeback of each write of at least `early_writeback` bytes; calls
+  // after_each after each write. Returns the bytes written.
+  std::uint64_t write_runs(std::span<const pool::file_write> pieces, std::uint64_t early_writeback,
+                           const std::function<void()>& after_each) const;
   void flush(const void* p, std::uint64_t bytes) const;
   void populate_if_small();
   std::filesystem::path path_;

@@ -372,9 +372,11 @@ bool pool::prefers_file_writes() const { return s_->map->writes_through_file(); 
 bool pool::journals() const { return s_->map->journals(); }
 
 pool::journal_counts pool::journal_stats() const { return s_->map->journal_stats(); }
-void pool::write_durably(std::span<const file_write> pieces, const std::function<void()>& after_each_piece) const {
-  pm_write_stats::add_host_persist(s_->map->write_and_sync(pieces, after_each_piece));
+void pool::write_durably(std::span<const file_write> pieces, const std::function<void()>& after_each_write,
+                         const std::function<void()>& before_last) const {
+  pm_write_stats::add_host_persist(s_->map->write_and_sync(pieces, after_each_write, before_last));
 }
+void pool::write_behind(std::span<const file_write> pieces) const { s_->map->write_behind(pieces); }
 const persist_domain* region::domain() const { return owner_->domain(); }
 const fs::path& pool::path() const { return s_->path; }
 std::uint64_t pool::size() const { return s_->header.pool_size; }

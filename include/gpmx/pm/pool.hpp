@@ -130,13 +130,24 @@ class pool {
     const std::byte* src;
     std::uint64_t bytes;
   };
-  // Writes every piece with pwrite and makes them durable with one
-  // fdatasync (a checkpoint's save, as CAP-fs writes), calling
-  // after_each_piece (if any) once a piece is written. Needs
+  // Writes every piece and makes them durable with one fdatasync (a
+  // checkpoint's save, as CAP-fs writes). Consecutive pieces whose
+  // destinations follow one another are written together, one pwritev per
+  // MiB, each large write's writeback started at once so the device works
+  // while the rest is written; after_each_write (if any) is called after
+  // each pwritev. before_last (if any) runs once every piece but the last
+  // is written, and may fill the last piece's source (a seal summed while
+  // the device writes). Needs prefers_file_writes(); throws pm_error(io)
+  // naming the file if a write or the sync fails.
+  void write_durably(std::span<const file_write> pieces, const std::function<void()>& after_each_write = {},
+                     const std::function<void()>& before_last = {}) const;
+  // Writes the pieces through the file and starts their writeback without
+  // waiting: they become durable when the device has written them, or at
+  // the next sync at the latest (a record that may lag, such as a
+  // checkpoint's epoch word, kept off the next save's sync). Needs
   // prefers_file_writes(); throws pm_error(io) naming the file if a write
-  // or the sync fails.
-  void write_durably(std::span<const file_write> pieces,
-                     const std::function<void()>& after_each_piece = {}) const;
+  // fails.
+  void write_behind(std::span<const file_write> pieces) const;
   // What PM views record stores against; persist_range is persist().
   const persist_domain* domain() const;
   // Emulates slow NVRAM behind this pool's kernel persists (persists made
