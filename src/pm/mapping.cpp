@@ -195,6 +195,13 @@ void mapping::write_behind(std::span<const pool::file_write> pieces) const {
                                                                    "synced with fdatasync", path_.string()));
   for (const pool::file_write& w : pieces) check_inside(w.dst, w.bytes);
   write_runs(pieces, 0, {});
+  if (journal_) {
+    // A record holding older bytes of a piece must not replay over it once
+    // the piece is durable (this is rare: it empties the journal).
+    std::vector<persist_journal::range> written;
+    for (const pool::file_write& w : pieces) written.push_back({std::uint64_t(w.dst - base_), w.bytes});
+    journal_->synced_by_file(written);
+  }
 }
 
 std::uint64_t mapping::write_and_sync(std::span<const pool::file_write> pieces, const std::function<void()>& after_each,

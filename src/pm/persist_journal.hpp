@@ -76,9 +76,10 @@ class persist_journal {
   // fdatasync of the journal, or a whole-pool sync when the record would
   // take more than 1 MiB or a quarter of the journal. Thread-safe.
   void append(std::span<const range> ranges);
-  // After the pool file was written and synced by other means (file writes
-  // of a checkpoint): empties the journal if a record covers any of the
-  // ranges, so that a replay never puts older bytes over them.
+  // After the pool file was written by other means (a checkpoint's file
+  // writes, synced, or a write behind them): empties the journal if a
+  // record covers any of the ranges, so that a replay never puts older
+  // bytes over them.
   void synced_by_file(std::span<const range> ranges);
   // Syncs the pool and empties the journal (a clean close). Thread-safe.
   void sync_pool_and_empty();

@@ -274,6 +274,23 @@ TEST_F(PersistJournal, FileWritesOverJournaledBytesAreNotRolledBack) {
   EXPECT_EQ(words(p)[0], 2u);
 }
 
+// The same for a write behind the file (a checkpoint's epoch word): its
+// bytes reach the file at once, and no older record may replay over them.
+TEST_F(PersistJournal, WritesBehindOverJournaledBytesAreNotRolledBack) {
+  crash_after([&] {
+    pm::pool p = reopen();
+    auto* w = words(p);
+    w[0] = 1;
+    p.persist(w, 8);  // a record holds 1
+    const std::uint64_t two = 2;
+    const pm::pool::file_write piece{p.find("data").data(), reinterpret_cast<const std::byte*>(&two), 8};
+    p.write_behind({&piece, 1});
+    crash();
+  });
+  pm::pool p = reopen();
+  EXPECT_EQ(words(p)[0], 2u);
+}
+
 TEST_F(PersistJournal, AFullJournalSyncsThePoolAndStartsOver) {
   int pool_fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   ASSERT_GE(pool_fd, 0);
