@@ -258,37 +258,36 @@ TEST_F(PersistJournal, AnotherPoolsJournalAtThePathIsIgnored) {
   EXPECT_EQ(words(p)[0], 0u);
 }
 
-TEST_F(PersistJournal, FileWritesOverJournaledBytesAreNotRolledBack) {
+// A record holds 1, then a write through the file (`write` puts 2 in the
+// word) and a crash: the reopened pool must hold 2, not the record's 1.
+void expect_file_write_not_rolled_back(const journal_fixture& f,
+                                       const std::function<void(pm::pool&, const pm::pool::file_write&)>& write) {
   crash_after([&] {
-    pm::pool p = reopen();
+    pm::pool p = f.reopen();
     auto* w = words(p);
     w[0] = 1;
-    p.persist(w, 8);  // a record holds 1
+    p.persist(w, 8);
     ASSERT_TRUE(p.prefers_file_writes());
-    const std::uint64_t two = 2;
-    const std::vector<pm::pool::file_write> pieces{{p.find("data").data(), reinterpret_cast<const std::byte*>(&two), 8}};
-    p.write_durably(pieces);
+    static const std::uint64_t two = 2;
+    write(p, {p.find("data").data(), reinterpret_cast<const std::byte*>(&two), 8});
     crash();
   });
-  pm::pool p = reopen();
+  pm::pool p = f.reopen();
   EXPECT_EQ(words(p)[0], 2u);
 }
 
-// The same for a write behind the file (a checkpoint's epoch word): its
-// bytes reach the file at once, and no older record may replay over them.
-TEST_F(PersistJournal, WritesBehindOverJournaledBytesAreNotRolledBack) {
-  crash_after([&] {
-    pm::pool p = reopen();
-    auto* w = words(p);
-    w[0] = 1;
-    p.persist(w, 8);  // a record holds 1
-    const std::uint64_t two = 2;
-    const pm::pool::file_write piece{p.find("data").data(), reinterpret_cast<const std::byte*>(&two), 8};
-    p.write_behind({&piece, 1});
-    crash();
+TEST_F(PersistJournal, FileWritesOverJournaledBytesAreNotRolledBack) {
+  expect_file_write_not_rolled_back(*this, [](pm::pool& p, const pm::pool::file_write& piece) {
+    p.write_durably({&piece, 1});
   });
-  pm::pool p = reopen();
-  EXPECT_EQ(words(p)[0], 2u);
+}
+
+// The same for a write behind the file (a checkpoint's epoch word): its
+// bytes reach the file at once, unsynced.
+TEST_F(PersistJournal, WritesBehindOverJournaledBytesAreNotRolledBack) {
+  expect_file_write_not_rolled_back(*this, [](pm::pool& p, const pm::pool::file_write& piece) {
+    p.write_behind({&piece, 1});
+  });
 }
 
 TEST_F(PersistJournal, AFullJournalSyncsThePoolAndStartsOver) {
