@@ -10,32 +10,25 @@
 namespace gpmx::pm {
 
 int pwrite_all(int fd, const void* data, std::uint64_t bytes, std::uint64_t offset) {
-  const auto* p = static_cast<const char*>(data);
-  for (std::uint64_t done = 0; done < bytes;) {
-    const ssize_t n = ::pwrite(fd, p + done, bytes - done, off_t(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n < 0 ? errno : EIO;
-    done += std::uint64_t(n);
-  }
-  return 0;
+  iovec one{const_cast<void*>(data), bytes};
+  return pwritev_all(fd, {&one, 1}, offset);
 }
 
-int pwritev_all(int fd, std::span<const iovec> buffers, std::uint64_t offset) {
-  std::vector<iovec> left(buffers.begin(), buffers.end());
+int pwritev_all(int fd, std::span<iovec> buffers, std::uint64_t offset) {
   std::size_t first = 0;
-  while (first < left.size()) {
-    if (left[first].iov_len == 0) {
+  while (first < buffers.size()) {
+    if (buffers[first].iov_len == 0) {
       ++first;
       continue;
     }
-    const int count = int(std::min<std::size_t>(left.size() - first, IOV_MAX));
-    const ssize_t n = ::pwritev(fd, left.data() + first, count, off_t(offset));
+    const int count = int(std::min<std::size_t>(buffers.size() - first, IOV_MAX));
+    const ssize_t n = ::pwritev(fd, buffers.data() + first, count, off_t(offset));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return n < 0 ? errno : EIO;
     offset += std::uint64_t(n);
     // Skip what was written: whole buffers, then part of the next.
     for (std::uint64_t done = std::uint64_t(n); done > 0;) {
-      iovec& v = left[first];
+      iovec& v = buffers[first];
       const std::uint64_t take = std::min<std::uint64_t>(done, v.iov_len);
       v.iov_base = static_cast<char*>(v.iov_base) + take;
       v.iov_len -= take;

@@ -157,6 +157,21 @@ constexpr std::uint64_t writeback_run = std::uint64_t(1) << 20;
 constexpr std::uint64_t early_writeback_min = std::uint64_t(256) << 10;
 }  // namespace
 
+void mapping::check_file_writes(std::span<const pool::file_write> pieces) const {
+  if (sync_fd_ < 0) throw pm_error(errc::bad_argument, fmt::format("{}: file writes asked for, but the pool is not a file "
+                                                                   "synced with fdatasync", path_.string()));
+  for (const pool::file_write& w : pieces) check_inside(w.dst, w.bytes);
+}
+
+void mapping::forget_records_under(std::span<const pool::file_write> pieces) const {
+  if (!journal_) return;
+  // A record holding older bytes of a piece must not replay over it (rare:
+  // it empties the journal).
+  std::vector<persist_journal::range> written;
+  for (const pool::file_write& w : pieces) written.push_back({std::uint64_t(w.dst - base_), w.bytes});
+  journal_->synced_by_file(written);
+}
+
 std::uint64_t mapping::write_runs(std::span<const pool::file_write> ps, std::uint64_t early_writeback,
                                   const std::function<void()>& after_each) const {
   std::uint64_t total = 0;
@@ -191,24 +206,14 @@ std::uint64_t mapping::write_runs(std::span<const pool::file_write> ps, std::uin
 }
 
 void mapping::write_behind(std::span<const pool::file_write> pieces) const {
-  if (sync_fd_ < 0) throw pm_error(errc::bad_argument, fmt::format("{}: file writes asked for, but the pool is not a file "
-                                                                   "synced with fdatasync", path_.string()));
-  for (const pool::file_write& w : pieces) check_inside(w.dst, w.bytes);
+  check_file_writes(pieces);
   write_runs(pieces, 0, {});
-  if (journal_) {
-    // A record holding older bytes of a piece must not replay over it once
-    // the piece is durable (this is rare: it empties the journal).
-    std::vector<persist_journal::range> written;
-    for (const pool::file_write& w : pieces) written.push_back({std::uint64_t(w.dst - base_), w.bytes});
-    journal_->synced_by_file(written);
-  }
+  forget_records_under(pieces);
 }
 
 std::uint64_t mapping::write_and_sync(std::span<const pool::file_write> pieces, const std::function<void()>& after_each,
                                       const std::function<void()>& before_last) const {
-  if (sync_fd_ < 0) throw pm_error(errc::bad_argument, fmt::format("{}: file writes asked for, but the pool is not a file "
-                                                                   "synced with fdatasync", path_.string()));
-  for (const pool::file_write& w : pieces) check_inside(w.dst, w.bytes);
+  check_file_writes(pieces);
   // Pieces whose destinations follow one another go out as one pwritev:
   // a save of many small elements costs one system call, as CAP-fs's one
   // write of its staging buffer.
@@ -223,12 +228,7 @@ std::uint64_t mapping::write_and_sync(std::span<const pool::file_write> pieces, 
   if (::fdatasync(sync_fd_) != 0)
     throw pm_error(errc::io, fmt::format("{}: fdatasync after writing {} bytes failed: {}", path_.string(), total,
                                          std::strerror(errno)));
-  if (journal_) {
-    // A record holding older bytes of a piece must not replay over it.
-    std::vector<persist_journal::range> written;
-    for (const pool::file_write& w : pieces) written.push_back({std::uint64_t(w.dst - base_), w.bytes});
-    journal_->synced_by_file(written);
-  }
+  forget_records_under(pieces);
   persisted_.fetch_add(total, std::memory_order_relaxed);
   return total;
 }

@@ -88,6 +88,11 @@ class mapping {
 
  private:
   void check_inside(const void* p, std::uint64_t bytes) const;
+  // Refuses file writes to a pool that is not synced through its file, or
+  // pieces outside the mapping.
+  void check_file_writes(std::span<const pool::file_write> pieces) const;
+  // After file writes: empties the journal if a record covers a piece.
+  void forget_records_under(std::span<const pool::file_write> pieces) const;
   // Writes contiguous pieces together, a MiB at a time, starting the
   // writeback of each write of at least `early_writeback` bytes; calls
   // after_each after each write. Returns the bytes written.
