@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpmx/bench/report.hpp"
+#include "gpmx/exec/gpu_session.hpp"
 
 namespace gpmx::bench {
 
@@ -31,6 +32,10 @@ struct bam_bench_options {
   std::uint64_t rows = 1u << 22;
   std::uint64_t elements = 1u << 22;
   std::function<void(const std::string&)> progress;
+  // Kernels on this GPU (null: the cpu executor). The mmap rows are left
+  // out, with a progress line saying why, where the GPU cannot fault in a
+  // file mapping's pages.
+  const gpu_session* gpu = nullptr;
 };
 
 // Rows "<workload>[_q<k>]_<method>" with the run's median time and metrics:

@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/kernel_memory.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/storage/block_device.hpp"
 #include "gpmx/storage/cache_memory.hpp"
 #include "gpmx/storage/array.hpp"
@@ -36,7 +38,7 @@ namespace st = gpmx::storage;
 // of its own sequential stream; into or out of its own buffer.
 struct block_io_kernel {
   template <class Ctx>
-  void operator()(Ctx& t, const st::queue_pair_view* queues, std::uint32_t nqueues, std::byte* buffers,
+  GPMX_HD void operator()(Ctx& t, const st::queue_pair_view* queues, std::uint32_t nqueues, std::byte* buffers,
                   std::uint32_t block_bytes, std::uint32_t lbas_per_block, std::uint64_t blocks, std::uint32_t ios,
                   bool sequential, bool write, std::uint64_t round, std::uint32_t* failed) const {
     const std::uint64_t g = t.global_id();
@@ -59,7 +61,7 @@ struct block_io_kernel {
 // through a warp cursor.
 struct hit_path_kernel {
   template <class Ctx>
-  void operator()(Ctx& t, st::array_view<std::uint64_t> a, std::uint32_t reads, std::uint32_t how,
+  GPMX_HD void operator()(Ctx& t, st::array_view<std::uint64_t> a, std::uint32_t reads, std::uint32_t how,
                   std::uint64_t* sums) const {
     std::uint64_t sum = 0;
     st::warp_cursor<std::uint64_t> c(a);
@@ -94,7 +96,7 @@ struct served_device {
     }
     co.ring_entries = o.ring_entries;
     ctl = std::make_unique<st::controller>(dev, queues, std::move(co));
-    on.emplace(ex.attach(*ctl));
+    static_cast<void>(on.emplace(ex.attach(*ctl)));  // nvcc: emplace returns the [[nodiscard]] type
   }
 };
 
@@ -186,6 +188,8 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
   if (o.queues == 0 || o.depth < 2 || o.reads_per_thread == 0 || o.repeat == 0 || o.file_mib == 0)
     throw error(error_code::config, "bench storage: queues, reads per thread, repeat and file size must be positive, "
                                     "depth at least 2");
+  if (o.gpu != nullptr && !o.timed_device.empty())
+    throw error(error_code::config, "bench storage: --timed simulates the GPU; it does not run with --backend cuda");
   scratch_dir dir(o.dir, "bench-storage");
   if (!o.timed_device.empty()) return run_timed_block_benchmark(o, dir.path());
   const auto file = dir / "device";
@@ -216,22 +220,27 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
       for (const std::uint32_t threads : o.threads) {
         if (o.progress) o.progress(fmt::format("queues {} {} B, {} threads", pattern, block, threads));
         cpu::executor ex({.workers = o.workers});
+        const launch_target target(ex, o.gpu);
         served_device served(ex, device, o, {});
-        const std::vector<st::queue_pair_view>& queues = served.queues;
+        // What the kernel reads is kernel memory (a GPU's kernel could not read host vectors).
+        const kernel_vector<st::queue_pair_view> queues(served.queues.begin(), served.queues.end());
+        // Touched by the controller only (commands carry their addresses).
         const std::size_t buffer_bytes = std::size_t(threads) * block;
         const aligned_bytes buffers = aligned_buffer(buffer_bytes);
         std::memset(buffers.get(), 0x5a, buffer_bytes);
-        std::uint32_t failed = 0;
+        kernel_vector<std::uint32_t> failed(1, 0);
         const std::uint32_t per_block = std::min<std::uint32_t>(threads, 256);
         std::uint64_t round = 0;
         auto runs = time_runs(1, o.repeat, [&] {
-          ex.launch({dim3((threads + per_block - 1) / per_block), dim3(per_block), 0, "block_io"}, block_io_kernel{},
-                    queues.data(), o.queues, buffers.get(), block, lbas_per_block, blocks, o.reads_per_thread, sequential,
-                    write, round++, &failed);
+          target.launch({dim3((threads + per_block - 1) / per_block), dim3(per_block), 0, "block_io"}, block_io_kernel{},
+                        queues.data(), o.queues, buffers.get(), block, lbas_per_block, blocks, o.reads_per_thread,
+                        sequential, write, round++, failed.data());
         });
-        if (failed != 0) throw st::storage_error(error_code::io, fmt::format("bench storage: {} commands failed", failed));
+        if (failed[0] != 0)
+          throw st::storage_error(error_code::io, fmt::format("bench storage: {} commands failed", failed[0]));
         result row = make_result(fmt::format("queues_{}_{}_t{}", pattern, block, threads), runs,
-                                 "kernel threads issuing commands through the NVMe queues");
+                                 fmt::format("kernel threads ({}) issuing commands through the NVMe queues",
+                                             o.gpu != nullptr ? o.gpu->description() : "cpu executor"));
         const double ios = double(threads) * o.reads_per_thread;
         row.metrics["iops"] = ios / (row.median_ns * 1e-9);
         row.metrics["mib_per_s"] = row.metrics["iops"] * block / double(1 << 20);
@@ -247,6 +256,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
     st::block_device device(file, "bench", {.lba_bytes = 512});
     const std::uint64_t pages = std::min<std::uint64_t>(1024, device.blocks() / 8);
     cpu::executor ex({.workers = o.workers});
+    launch_target target(ex, o.gpu);
     served_device served(ex, device, o, {});
     const std::vector<st::queue_pair_view>& queues = served.queues;
     st::page_cache cache({.name = "hit-path", .line_bytes = 4096, .lines = std::uint32_t(pages)});
@@ -254,22 +264,26 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
     const std::uint32_t threads = o.threads.empty() ? 4096 : *std::max_element(o.threads.begin(), o.threads.end());
     const std::uint32_t per_block = std::min<std::uint32_t>(threads, 256);
     const launch_config cfg{dim3((threads + per_block - 1) / per_block), dim3(per_block), 0, "hit_path"};
-    std::vector<std::uint64_t> sums(std::size_t(cfg.grid.x) * per_block);
+    kernel_vector<std::uint64_t> sums(std::size_t(cfg.grid.x) * per_block);
     const std::uint32_t reads = std::max<std::uint32_t>(o.reads_per_thread * 8, 64);
-    st::launch(ex, cache, cfg, hit_path_kernel{}, a, std::uint32_t(pages * 512 / sums.size() + 1), 0u, sums.data());
+    st::launch(target, cache, cfg, hit_path_kernel{}, a, std::uint32_t(pages * 512 / sums.size() + 1), 0u, sums.data());
     const char* names[] = {"coalesced", "alone", "warp_cursor"};
     for (std::uint32_t how = 0; how < 3; ++how) {
       if (o.progress) o.progress(fmt::format("cache hit path, {}", names[how]));
       const st::cache_counters before = cache.counters();
-      auto runs = time_runs(0, o.repeat, [&] { st::launch(ex, cache, cfg, hit_path_kernel{}, a, reads, how, sums.data()); });
+      auto runs =
+          time_runs(0, o.repeat, [&] { st::launch(target, cache, cfg, hit_path_kernel{}, a, reads, how, sums.data()); });
       if (cache.counters().misses != before.misses)
         throw error(error_code::check, "bench storage: the hit-path array did not stay in the cache");
       result row = make_result(fmt::format("array_hit_{}", names[how]), runs,
-                               "array reads that all hit the page cache");
+                               fmt::format("array reads that all hit the page cache ({})",
+                                           o.gpu != nullptr ? o.gpu->description() : "cpu executor"));
       const double n = double(sums.size()) * reads;
       row.metrics["reads_per_s"] = n / (row.median_ns * 1e-9);
-      row.metrics["workers"] = ex.workers();
-      row.metrics["reads_per_s_per_worker"] = row.metrics["reads_per_s"] / ex.workers();
+      if (o.gpu == nullptr) {  // per core: a GPU's rate is the device's
+        row.metrics["workers"] = ex.workers();
+        row.metrics["reads_per_s_per_worker"] = row.metrics["reads_per_s"] / ex.workers();
+      }
       rows.push_back(row);
     }
   }

@@ -62,6 +62,14 @@ void require_timed_method(const storage_env& e, bool through_queues, std::string
                                    name));
 }
 
+void require_gpu_reaches_mapping(const storage_env& e, std::string_view name) {
+  if (e.gpu != nullptr && !e.gpu->reaches_pageable_memory())
+    throw gpu_unavailable(fmt::format("method={} has kernels read a mapped file, but {} cannot use pageable host "
+                                      "memory (cudaDevAttrPageableMemoryAccess is 0: no HMM in this driver); use "
+                                      "method=bam or tiling on this GPU",
+                                      name, e.gpu->description()));
+}
+
 launch_config grid_of(const params& runtime, const char* name) {
   const std::uint64_t threads = runtime.at("threads");
   return {dim3(std::uint32_t((threads + 255) / 256)), dim3(256), 0, name};

@@ -28,6 +28,9 @@ stack_options stack_options_of(const storage_env& e, const params& runtime, cons
 // Throws config_error when e is timed and `method` (named `name`) does not
 // reach the data through the NVMe queues.
 void require_timed_method(const storage_env& e, bool through_queues, std::string_view name);
+// Throws gpu_unavailable when e's kernels run on a GPU that cannot fault in
+// pages of a file mapping, which method `name` (mmap) reads through.
+void require_gpu_reaches_mapping(const storage_env& e, std::string_view name);
 // `threads` threads (rounded up to whole blocks of 256), at least one block.
 launch_config grid_of(const params& runtime, const char* name);
 

@@ -17,6 +17,7 @@
 
 #include "bam/storage_layout.hpp"
 #include "gpmx/exec/observer.hpp"
+#include "gpmx/exec/portability.hpp"
 #include "gpmx/storage/array.hpp"
 #include "gpmx/storage/uncached_read.hpp"
 
@@ -30,13 +31,13 @@ struct uncached_edges {
   struct reader {
     const uncached_edges* s;
     template <class Ctx>
-    std::uint32_t read(Ctx& t, std::uint64_t i) {
+    GPMX_HD std::uint32_t read(Ctx& t, std::uint64_t i) {
       return storage::read_uncached(t, s->a, i, s->buffers + t.global_id() * lba_bytes);
     }
     template <class Ctx>
-    void done(Ctx&) {}
+    GPMX_HD void done(Ctx&) {}
   };
-  reader make() const { return {this}; }
+  GPMX_HD reader make() const { return {this}; }
 };
 
 struct naive_edges {
@@ -44,13 +45,13 @@ struct naive_edges {
   struct reader {
     const naive_edges* s;
     template <class Ctx>
-    std::uint32_t read(Ctx& t, std::uint64_t i) {
+    GPMX_HD std::uint32_t read(Ctx& t, std::uint64_t i) {
       return s->a.read_alone(t, i);
     }
     template <class Ctx>
-    void done(Ctx&) {}
+    GPMX_HD void done(Ctx&) {}
   };
-  reader make() const { return {this}; }
+  GPMX_HD reader make() const { return {this}; }
 };
 
 struct coalesced_edges {
@@ -58,13 +59,13 @@ struct coalesced_edges {
   struct reader {
     const coalesced_edges* s;
     template <class Ctx>
-    std::uint32_t read(Ctx& t, std::uint64_t i) {
+    GPMX_HD std::uint32_t read(Ctx& t, std::uint64_t i) {
       return s->a.read(t, i);
     }
     template <class Ctx>
-    void done(Ctx&) {}
+    GPMX_HD void done(Ctx&) {}
   };
-  reader make() const { return {this}; }
+  GPMX_HD reader make() const { return {this}; }
 };
 
 struct reused_edges {
@@ -72,15 +73,15 @@ struct reused_edges {
   struct reader {
     storage::warp_cursor<std::uint32_t> c;
     template <class Ctx>
-    std::uint32_t read(Ctx& t, std::uint64_t i) {
+    GPMX_HD std::uint32_t read(Ctx& t, std::uint64_t i) {
       return c.read(t, i);
     }
     template <class Ctx>
-    void done(Ctx& t) {
+    GPMX_HD void done(Ctx& t) {
       c.done(t);
     }
   };
-  reader make() const { return {storage::warp_cursor<std::uint32_t>(a)}; }
+  GPMX_HD reader make() const { return {storage::warp_cursor<std::uint32_t>(a)}; }
 };
 
 // Edges in memory: a mapping of the whole array (first = 0) or a tile the
@@ -92,15 +93,15 @@ struct mapped_edges {
     const std::uint32_t* edges;
     std::uint64_t first;
     template <class Ctx>
-    std::uint32_t read(Ctx& t, std::uint64_t i) {
+    GPMX_HD std::uint32_t read(Ctx& t, std::uint64_t i) {
       const std::uint32_t* p = edges + (i - first);
       t.record_load(mem_space::global, p, sizeof(std::uint32_t));
       return *p;
     }
     template <class Ctx>
-    void done(Ctx&) {}
+    GPMX_HD void done(Ctx&) {}
   };
-  reader make() const { return {edges, first}; }
+  GPMX_HD reader make() const { return {edges, first}; }
 };
 
 }  // namespace gpmx::apps::bam

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "gpmx/exec/memory_scope.hpp"
+#include "gpmx/exec/portability.hpp"
 
 namespace gpmx::apps::bam {
 
@@ -25,7 +26,7 @@ struct graph_window {
 template <class Access>
 struct bfs_level_kernel {
   template <class Ctx>
-  void operator()(Ctx& t, Access access, graph_window w, const std::uint64_t* offsets, std::uint32_t* levels,
+  GPMX_HD void operator()(Ctx& t, Access access, graph_window w, const std::uint64_t* offsets, std::uint32_t* levels,
                   std::uint32_t level, std::uint64_t* found, std::uint64_t* scanned) const {
     auto reader = access.make();
     const std::uint64_t warps = t.global_count() / 32;
@@ -54,7 +55,7 @@ struct bfs_level_kernel {
 template <class Access>
 struct cc_hook_kernel {
   template <class Ctx>
-  void operator()(Ctx& t, Access access, graph_window w, const std::uint64_t* offsets, std::uint32_t* labels,
+  GPMX_HD void operator()(Ctx& t, Access access, graph_window w, const std::uint64_t* offsets, std::uint32_t* labels,
                   std::uint64_t* changed, std::uint64_t* scanned) const {
     auto reader = access.make();
     const std::uint64_t warps = t.global_count() / 32;
@@ -82,7 +83,7 @@ struct cc_hook_kernel {
 // every label is a root.
 struct cc_jump_kernel {
   template <class Ctx>
-  void operator()(Ctx& t, std::uint32_t nodes, std::uint32_t* labels) const {
+  GPMX_HD void operator()(Ctx& t, std::uint32_t nodes, std::uint32_t* labels) const {
     for (std::uint64_t v = t.global_id(); v < nodes; v += t.global_count()) {
       std::uint32_t l = t.atomic_load(&labels[v], memory_order::relaxed);
       for (std::uint32_t next; (next = t.atomic_load(&labels[l], memory_order::relaxed)) != l;) l = next;

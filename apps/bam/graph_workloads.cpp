@@ -162,14 +162,15 @@ class graph_workload final : public storage_workload {
     kernel_vector<std::uint32_t> result(nodes);
     const launch_config grid = grid_of(p, components_ ? "bam_cc" : "bam_bfs");
     const storage::page_cache* cache = nullptr;  // set for the methods that use one
+    launch_target target = e.target();
     // sweep(f) calls f(window, access) for the launches of one level or pass.
     auto compute = [&](auto sweep) {
       // Through the cache's launch, a cache whose every line is pinned is reported by name.
       auto launch = [&](const launch_config& cfg, auto kernel, auto&&... args) {
         if (cache != nullptr)
-          storage::launch(e.ex, *cache, cfg, kernel, args...);
+          storage::launch(target, *cache, cfg, kernel, args...);
         else
-          e.ex.launch(cfg, kernel, args...);
+          target.launch(cfg, kernel, args...);
       };
       const auto start = std::chrono::steady_clock::now();
       if (components_)
@@ -183,6 +184,7 @@ class graph_workload final : public storage_workload {
       return [whole, access](auto&& f) { f(whole, access); };
     };
     if (method == edge_method::mmap) {
+      require_gpu_reaches_mapping(e, r.method);
       const auto before = process_io();
       mapped_file f(e.dir, l, false);
       compute(once(mapped_edges{f.array<const std::uint32_t>("edges")}));
@@ -191,7 +193,8 @@ class graph_workload final : public storage_workload {
       // Every level (pass) the host loads all the edges, a tile at a time:
       // it cannot know which nodes the frontier holds.
       const std::uint64_t tile = p.at("tile_edges");
-      std::vector<std::uint32_t> buffer(std::min<std::uint64_t>(tile, std::max<std::uint64_t>(offsets.back(), 1)));
+      // Kernel memory: on a GPU the kernel reads the tile there.
+      kernel_vector<std::uint32_t> buffer(std::min<std::uint64_t>(tile, std::max<std::uint64_t>(offsets.back(), 1)));
       compute([&](auto&& f) {
         for (std::uint64_t first = 0; first < offsets.back(); first += tile) {
           const std::uint64_t end = std::min(offsets.back(), first + tile);
@@ -298,7 +301,7 @@ class graph_workload final : public storage_workload {
                &counts[1]);
         ++r.launches;
       });
-      e.ex.launch({grid.grid, grid.block, 0, "bam_cc_jump"}, cc_jump_kernel{}, nodes, labels.data());
+      e.target().launch({grid.grid, grid.block, 0, "bam_cc_jump"}, cc_jump_kernel{}, nodes, labels.data());
       ++r.launches;
       e.report(std::min(0.95, 0.2 * (passes + 1)));
     }

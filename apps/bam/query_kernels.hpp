@@ -11,6 +11,7 @@
 
 #include "bam/taxi_table.hpp"
 #include "gpmx/exec/memory_scope.hpp"
+#include "gpmx/exec/portability.hpp"
 #include "gpmx/exec/observer.hpp"
 #include "gpmx/storage/array.hpp"
 
@@ -21,21 +22,21 @@ namespace gpmx::apps::bam {
 struct stored_columns {
   std::array<storage::array_view<std::uint64_t>, taxi_columns> col;
   template <class Ctx>
-  std::uint64_t read(Ctx& t, std::uint32_t c, std::uint64_t row) const {
+  GPMX_HD std::uint64_t read(Ctx& t, std::uint32_t c, std::uint64_t row) const {
     return col[c].read(t, row);
   }
   struct distance_reader {
     storage::warp_cursor<std::uint64_t> cursor;
     template <class Ctx>
-    std::uint64_t read(Ctx& t, std::uint64_t row) {
+    GPMX_HD std::uint64_t read(Ctx& t, std::uint64_t row) {
       return cursor.read(t, row);
     }
     template <class Ctx>
-    void done(Ctx& t) {
+    GPMX_HD void done(Ctx& t) {
       cursor.done(t);
     }
   };
-  distance_reader distances() const { return {storage::warp_cursor<std::uint64_t>(col[0])}; }
+  GPMX_HD distance_reader distances() const { return {storage::warp_cursor<std::uint64_t>(col[0])}; }
 };
 
 // Columns in memory (a tile the host loaded, or a mapping), rows from `first`.
@@ -43,7 +44,7 @@ struct memory_columns {
   std::array<const std::uint64_t*, taxi_columns> col{};
   std::uint64_t first = 0;
   template <class Ctx>
-  std::uint64_t read(Ctx& t, std::uint32_t c, std::uint64_t row) const {
+  GPMX_HD std::uint64_t read(Ctx& t, std::uint32_t c, std::uint64_t row) const {
     const std::uint64_t* p = col[c] + (row - first);
     t.record_load(mem_space::global, p, sizeof(std::uint64_t));
     return *p;
@@ -51,13 +52,13 @@ struct memory_columns {
   struct distance_reader {
     const memory_columns* m;
     template <class Ctx>
-    std::uint64_t read(Ctx& t, std::uint64_t row) {
+    GPMX_HD std::uint64_t read(Ctx& t, std::uint64_t row) {
       return m->read(t, 0, row);
     }
     template <class Ctx>
-    void done(Ctx&) {}
+    GPMX_HD void done(Ctx&) {}
   };
-  distance_reader distances() const { return {this}; }
+  GPMX_HD distance_reader distances() const { return {this}; }
 };
 
 // answer: trips, then the sums of columns 0..query over the long trips.
@@ -65,7 +66,7 @@ struct memory_columns {
 template <class Columns>
 struct query_kernel {
   template <class Ctx>
-  void operator()(Ctx& t, Columns cols, std::uint64_t first, std::uint64_t rows, std::uint32_t query,
+  GPMX_HD void operator()(Ctx& t, Columns cols, std::uint64_t first, std::uint64_t rows, std::uint32_t query,
                   std::uint64_t chunk, std::uint64_t* answer) const {
     std::uint64_t trips = 0;
     std::array<std::uint64_t, taxi_columns> sums{};

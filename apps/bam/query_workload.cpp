@@ -107,13 +107,14 @@ class query_workload final : public storage_workload {
     kernel_vector<std::uint64_t> answer(1 + taxi_columns, 0);  // kernel memory: canonical pages when timed
     const launch_config grid = grid_of(p, "bam_query");
     const std::uint64_t chunk = l.line_bytes / 8;  // rows of one cache line per warp at a time
+    launch_target target = e.target();
     const auto start = std::chrono::steady_clock::now();
     if (p.at("method") == bam_method) {
       storage_stack s(e.ex, e.dir, l, stack_options_of(e, p, data));
       stored_columns cols;
       for (std::uint32_t c = 0; c < taxi_columns; ++c) cols.col[c] = s.array<std::uint64_t>(taxi_column_names[c]);
       const auto launched = std::chrono::steady_clock::now();
-      storage::launch(e.ex, s.cache(), grid, query_kernel<stored_columns>{}, cols, std::uint64_t{0}, rows, query, chunk, answer.data());
+      storage::launch(target, s.cache(), grid, query_kernel<stored_columns>{}, cols, std::uint64_t{0}, rows, query, chunk, answer.data());
       r.seconds = seconds_since(launched);
       const io_totals io = s.io();
       r.bytes_read = io.bytes_read;
@@ -135,17 +136,18 @@ class query_workload final : public storage_workload {
           r.bytes_read += n * 8;
         }
         cols.first = first;
-        e.ex.launch(grid, query_kernel<memory_columns>{}, cols, first, n, query, chunk, answer.data());
+        target.launch(grid, query_kernel<memory_columns>{}, cols, first, n, query, chunk, answer.data());
         ++r.launches;
         e.report(double(first + n) / rows);
       }
       r.seconds = seconds_since(start);
     } else {
+      require_gpu_reaches_mapping(e, r.method);
       const auto before = process_io();
       mapped_file f(e.dir, l, false);
       memory_columns cols;
       for (std::uint32_t c = 0; c < taxi_columns; ++c) cols.col[c] = f.array<const std::uint64_t>(taxi_column_names[c]);
-      e.ex.launch(grid, query_kernel<memory_columns>{}, cols, std::uint64_t{0}, rows, query, chunk, answer.data());
+      target.launch(grid, query_kernel<memory_columns>{}, cols, std::uint64_t{0}, rows, query, chunk, answer.data());
       r.seconds = seconds_since(start);
       r.bytes_read = process_io_since(before).read;
       r.launches = 1;

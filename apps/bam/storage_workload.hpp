@@ -21,6 +21,7 @@
 
 #include "common/workload.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/launch_target.hpp"
 #include "gpmx/storage/device_timing.hpp"
 #include "gpmx/storage/page_cache.hpp"
 
@@ -37,6 +38,11 @@ struct storage_env {
   // data through the NVMe queues run so (the host's tiles and the OS's page
   // faults have no model).
   std::optional<storage::device_timing> device = std::nullopt;
+  // Kernels on this GPU (null: on ex). The controllers, agents attached to
+  // ex, then serve the GPU's queues from host threads while each kernel
+  // runs; the host-side steps (tiles, results) stay on the host.
+  const gpu_session* gpu = nullptr;
+  launch_target target() const { return launch_target(ex, gpu); }
   void report(double f) const {
     if (progress) progress(f);
   }

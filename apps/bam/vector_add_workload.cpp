@@ -42,7 +42,7 @@ storage_layout layout_of(const params& data) {
 // its pages of a, b and c pinned across the line (reference reuse).
 struct stored_add_kernel {
   template <class Ctx>
-  void operator()(Ctx& t, storage::array_view<std::uint64_t> a, storage::array_view<std::uint64_t> b,
+  GPMX_HD void operator()(Ctx& t, storage::array_view<std::uint64_t> a, storage::array_view<std::uint64_t> b,
                   storage::array_view<std::uint64_t> c, std::uint64_t per_line) const {
     storage::warp_cursor<std::uint64_t> ra(a), rb(b), wc(c);
     const std::uint64_t lines = (c.size() + per_line - 1) / per_line, warps = t.global_count() / 32;
@@ -58,7 +58,7 @@ struct stored_add_kernel {
 
 struct memory_add_kernel {
   template <class Ctx>
-  void operator()(Ctx& t, const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* c, std::uint64_t n) const {
+  GPMX_HD void operator()(Ctx& t, const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* c, std::uint64_t n) const {
     for (std::uint64_t i = t.global_id(); i < n; i += t.global_count()) {
       t.record_load(mem_space::global, a + i, 8);
       t.record_load(mem_space::global, b + i, 8);
@@ -112,12 +112,13 @@ class vector_add_workload final : public storage_workload {
     r.operations = n;
     r.bytes_used = 2 * n * 8;  // the inputs: what a run must read
     const launch_config grid = grid_of(p, "bam_vectoradd");
+    launch_target target = e.target();
     if (p.at("method") == bam_method) {
       storage_stack s(e.ex, e.dir, l, stack_options_of(e, p, data));
       const auto start = std::chrono::steady_clock::now();
-      storage::launch(e.ex, s.cache(), grid, stored_add_kernel{}, s.array<std::uint64_t>("a"), s.array<std::uint64_t>("b"),
+      storage::launch(target, s.cache(), grid, stored_add_kernel{}, s.array<std::uint64_t>("a"), s.array<std::uint64_t>("b"),
                   s.array<std::uint64_t>("c"), std::uint64_t(l.line_bytes / 8));
-      storage::flush(e.ex, s.cache());
+      storage::flush(target, s.cache());
       r.seconds = seconds_since(start);
       const io_totals io = s.io();
       r.bytes_read = io.bytes_read;
@@ -129,10 +130,11 @@ class vector_add_workload final : public storage_workload {
     } else if (p.at("method") == tiling) {
       run_tiled(e, p, l, n, grid, r);
     } else {
+      require_gpu_reaches_mapping(e, r.method);
       mapped_file f(e.dir, l, true);
       const auto before = process_io();
       const auto start = std::chrono::steady_clock::now();
-      e.ex.launch(grid, memory_add_kernel{}, static_cast<const std::uint64_t*>(f.array<std::uint64_t>("a")),
+      target.launch(grid, memory_add_kernel{}, static_cast<const std::uint64_t*>(f.array<std::uint64_t>("a")),
                   static_cast<const std::uint64_t*>(f.array<std::uint64_t>("b")), f.array<std::uint64_t>("c"), n);
       f.sync();
       r.seconds = seconds_since(start);
@@ -194,7 +196,7 @@ class vector_add_workload final : public storage_workload {
       read_array(e.dir, l, "a", first * 8, std::as_writable_bytes(std::span(a.data(), m)));
       read_array(e.dir, l, "b", first * 8, std::as_writable_bytes(std::span(b.data(), m)));
       kernel_vector<std::uint64_t>& out = c[k % 2];
-      e.ex.launch(grid, memory_add_kernel{}, static_cast<const std::uint64_t*>(a.data()),
+      e.target().launch(grid, memory_add_kernel{}, static_cast<const std::uint64_t*>(a.data()),
                   static_cast<const std::uint64_t*>(b.data()), out.data(), m);
       ++r.launches;
       if (writing.valid()) writing.get();

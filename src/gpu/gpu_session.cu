@@ -89,6 +89,7 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
                                         prop_.name));
     if (!managed_ok) throw gpu_unavailable(fmt::format("{} has no managed memory, which kernel buffers need", prop_.name));
     cudaDeviceGetAttribute(&concurrent_managed_, cudaDevAttrConcurrentManagedAccess, device);
+    cudaDeviceGetAttribute(&pageable_, cudaDevAttrPageableMemoryAccess, device);
     cudaDriverGetVersion(&driver_);
     check(cudaMalloc(&pm_bytes_, sizeof *pm_bytes_), "cudaMalloc", "the kernels' PM store counter");
     check(cudaMemset(pm_bytes_, 0, sizeof *pm_bytes_), "cudaMemset", "the kernels' PM store counter");
@@ -133,6 +134,7 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
   }
 
   bool host_runs_beside_kernels() const override { return concurrent_managed_ != 0; }
+  bool reaches_pageable_memory() const override { return pageable_ != 0; }
 
   unsigned long long* pm_store_counter() const override { return pm_bytes_; }
   // Waits for the kernels in flight (a copy from device memory does); 0 when
@@ -171,7 +173,7 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
  private:
   cudaDeviceProp prop_{};
   int driver_ = 0;
-  int concurrent_managed_ = 0;
+  int concurrent_managed_ = 0, pageable_ = 0;
   unsigned long long* pm_bytes_ = nullptr;
   std::pmr::memory_resource* previous_memory_ = nullptr;
   std::pmr::memory_resource* previous_host_visible_ = nullptr;

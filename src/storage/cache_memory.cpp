@@ -119,7 +119,10 @@ bool page_cache::failed() const {
   return std::atomic_ref<std::uint32_t>(view_.failure->taken).load(std::memory_order_acquire) != 0;
 }
 
+bool page_cache::failed_all_pinned() const { return failed() && view_.failure->all_pinned != 0; }
+
 void page_cache::clear_failure() const {
+  view_.failure->all_pinned = 0;
   std::atomic_ref<std::uint32_t>(view_.failure->taken).store(0, std::memory_order_release);
 }
 
@@ -135,7 +138,7 @@ std::string page_cache::describe_failure(const std::string& launch_error) const 
 std::string page_cache::describe_all_pinned(const std::string& deadlock) const {
   return fmt::format("cache '{}' ({} lines of {} bytes): every line was pinned while threads waited for one; "
                      "threads hold more pages pinned at once than the cache has lines (give it more lines, or "
-                     "release cursors before taking new ones). The executor's report: {}",
+                     "release cursors before taking new ones). What saw it: {}",
                      name_, view_.slots, view_.line_bytes, deadlock);
 }
 

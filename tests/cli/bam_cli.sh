@@ -2,7 +2,8 @@
 # The storage (BaM) workloads through the command line: run and verify each
 # on small data, a wrong result found by verify (exit 1), recover and the
 # recoverable workloads' options refused by name (exit 2), verify without
-# data (exit 3), and the storage workloads in gpmx list.
+# data (exit 3), --backend cuda run (or refused naming why where there is
+# no GPU), and the storage workloads in gpmx list.
 set -u
 gpmx="$1"
 source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
@@ -27,6 +28,16 @@ grep -q "nothing to recover" out.txt err.txt || { echo "FAIL: recover not refuse
 expect 2 "$gpmx" run bam-bfs --crash-after 5 --data bam
 grep -q "\-\-crash-after does not apply" out.txt err.txt || { echo "FAIL: crash-after not refused"; cat out.txt; failures=$((failures + 1)); }
 expect 2 "$gpmx" run bam-query -p colour=3 --data bam
+# On the GPU where there is one; elsewhere refused with the reason (exit 3).
+"$gpmx" run bam-vectoradd -p elements=16384 -p cache_kib=256 -p threads=256 --backend cuda --quiet --data gpu >out.txt 2>&1
+status=$?
+if [ $status -eq 3 ]; then
+  grep -Eq "CUDA|GPU" out.txt || { echo "FAIL: --backend cuda refused without naming why"; cat out.txt; failures=$((failures + 1)); }
+elif [ $status -eq 0 ]; then
+  expect 0 "$gpmx" verify bam-vectoradd --data gpu
+else
+  echo "FAIL: bam-vectoradd --backend cuda exited $status"; cat out.txt; failures=$((failures + 1))
+fi
 expect 3 "$gpmx" verify bam-query --data empty
 expect 0 "$gpmx" list --json
 grep -q '"name": "bam-vectoradd"' out.txt || { echo "FAIL: list lacks the storage workloads"; failures=$((failures + 1)); }

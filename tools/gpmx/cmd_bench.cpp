@@ -76,7 +76,7 @@ void register_bench_storage(CLI::App& bench) {
   struct args {
     bench::storage_bench_options o;
     bool json = false, no_fio = false, no_hit_path = false;
-    std::string out;
+    std::string out, backend = "cpu";
   };
   auto a = std::make_shared<args>();
   cmd->add_option("--pattern", a->o.patterns, "access patterns, fio's names (repeatable)")
@@ -107,12 +107,17 @@ void register_bench_storage(CLI::App& bench) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--timed-reads", a->o.timed_reads, "reads per thread in the timed rows")->capture_default_str()
       ->check(CLI::PositiveNumber);
+  add_backend_option(cmd, a->backend,
+                     "where the kernel threads run: cpu, or cuda (GPU 0; the controller serves its queues from the "
+                     "host)");
   cmd->add_flag("--json", a->json, "print JSON instead of a table");
   cmd->add_option("--out", a->out, "also write the JSON to this file");
   cmd->callback([a] {
     a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
     a->o.fio = !a->no_fio;
     a->o.hit_path = !a->no_hit_path;
+    const auto session = open_backend(a->backend, "bench");
+    a->o.gpu = session.get();
     print_results(bench::run_storage_benchmarks(a->o), a->json, a->out);
   });
 }

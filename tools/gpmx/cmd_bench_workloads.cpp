@@ -88,7 +88,7 @@ void register_kvs(CLI::App& bench) {
 void register_bam(CLI::App& bench) {
   struct args {
     bench::bam_bench_options o;
-    std::string dir, out;
+    std::string dir, out, backend = "cpu";
     bool json = false;
   };
   auto a = std::make_shared<args>();
@@ -108,10 +108,14 @@ void register_bam(CLI::App& bench) {
   sub->add_option("--rows", a->o.rows, "rows of the taxi-like table")->capture_default_str();
   sub->add_option("--elements", a->o.elements, "elements per vector of vectorAdd")->capture_default_str();
   sub->add_flag("--small", a->o.small, "the workloads' test sizes (a quick check that everything runs)");
+  add_backend_option(sub, a->backend, "where kernels run: cpu, or cuda (GPU 0; controllers serve its queues from "
+                                      "host threads)");
   sub->add_flag("--json", a->json, "print JSON instead of a table");
   sub->add_option("--out", a->out, "also write the JSON to this file");
   sub->callback([a] {
     a->o.dir = a->dir;
+    const auto session = open_backend(a->backend, "bench");
+    a->o.gpu = session.get();
     a->o.progress = [](const std::string& s) { fmt::print(stderr, "bench: {}\n", s); };
     print_results(bench::run_bam_benchmarks(a->o), a->json, a->out);
   });

@@ -92,10 +92,9 @@ void run_work(const workload_args& a, const char* verb, kv_result& r, Work&& wor
 
 // The storage (BaM) workloads share the verbs; what they cannot take is named.
 bool storage_verb(const workload_args& a, std::string_view verb) {
-  storage_command c{a.workload, a.data, a.workers, a.param_texts, a.json, a.quiet, {}};
+  storage_command c{a.workload, a.data, a.workers, a.param_texts, a.json, a.quiet, a.backend, {}};
   if (a.crash_after != 0) c.inapplicable.push_back("--crash-after");
   if (a.kill_after_ms != 0) c.inapplicable.push_back("--kill-after-ms");
-  if (a.backend != "cpu") c.inapplicable.push_back("--backend " + a.backend);
   if (a.style != "epoch") c.inapplicable.push_back("--style " + a.style);
   if (a.durability != "msync") c.inapplicable.push_back("--durability " + a.durability);
   return run_storage_workload(c, verb);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "bam/storage_workload.hpp"
+#include "cli_args.hpp"
 #include "commands.hpp"
 #include "common/directory_lock.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
@@ -50,16 +51,22 @@ bool run_storage_workload(const storage_command& c, std::string_view verb) {
                                    "persistent state, so there is nothing to recover (run it again)",
                                    c.workload));
   for (const std::string& o : c.inapplicable)
-    throw config_error(fmt::format("{} does not apply to storage workload {} (it runs on the cpu executor and keeps "
-                                   "no persistent memory)",
-                                   o, c.workload));
+    throw config_error(fmt::format("{} does not apply to storage workload {} (it keeps no persistent memory)", o,
+                                   c.workload));
   const std::filesystem::path dir = std::filesystem::path(c.data) / c.workload;
   const auto lock = apps::lock_workload_directory(dir, verb == "run");
+  // verify reads the files on the host: it needs no GPU.
+  const std::unique_ptr<gpu_session> gpu = verb == "run" ? open_backend(c.backend) : nullptr;
   cpu::executor ex({.workers = c.workers});
   std::optional<progress_bar> bar(std::in_place, fmt::format("{} {}", verb, c.workload), !c.quiet && !c.json);
-  const apps::bam::storage_env e{ex, dir, false, 1, [&bar](double f) { bar->update(f); }};
+  apps::bam::storage_env e{ex, dir, false, 1, [&bar](double f) { bar->update(f); }};
+  e.gpu = gpu.get();
   kv_result r;
   r.add("workload", "workload", c.workload, c.workload);
+  if (verb == "run") {
+    const std::string device = gpu ? gpu->description() : "cpu executor";
+    r.add("backend", "backend", device, device);
+  }
   if (verb == "run") {
     apps::params given;
     for (const std::string& t : c.param_texts) apps::parse_param(t, given);

@@ -12,6 +12,7 @@ struct storage_command {
   unsigned workers = 0;
   std::vector<std::string> param_texts;
   bool json = false, quiet = false;
+  std::string backend = "cpu";  // where kernels run: cpu or cuda
   // Options of the recoverable workloads that mean nothing here; each set
   // one is refused by name.
   std::vector<std::string> inapplicable;

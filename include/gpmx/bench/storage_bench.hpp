@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpmx/bench/report.hpp"
+#include "gpmx/exec/gpu_session.hpp"
 
 namespace gpmx::bench {
 
@@ -35,6 +36,9 @@ struct storage_bench_options {
   std::vector<std::uint32_t> timed_threads{64, 256, 1024, 4096};
   std::uint32_t timed_reads = 2;         // reads per thread
   std::function<void(const std::string&)> progress;
+  // Kernels on this GPU (null: the cpu executor): the controller then serves
+  // the GPU's queues from a host thread while each kernel runs.
+  const gpu_session* gpu = nullptr;
 };
 
 // Rows "queues_<pattern>_<bytes>_t<threads>" (metrics iops, mib_per_s,

@@ -53,6 +53,11 @@ class gpu_session {
   // runs (cudaDevAttrConcurrentManagedAccess): agents beside a GPU launch
   // need it (launch_target.hpp refuses them otherwise, naming the GPU).
   virtual bool host_runs_beside_kernels() const = 0;
+  // Whether kernels can use plain host memory, a file mapping included, the
+  // pages faulted in on access (cudaDevAttrPageableMemoryAccess: HMM or a
+  // system with hardware coherence). The analogue of unified memory over a
+  // mapped file (the BaM workloads' mmap method) needs it.
+  virtual bool reaches_pageable_memory() const = 0;
   // Device memory where kernels launched through a launch_target add the
   // bytes they store to PM (pm_write_stats counts host threads only).
   virtual unsigned long long* pm_store_counter() const = 0;

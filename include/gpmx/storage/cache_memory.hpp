@@ -58,6 +58,9 @@ class page_cache {
   // The failed command a kernel thread recorded (command_failure), if any;
   // cleared before each storage::launch.
   bool failed() const;
+  // Whether the record is a GPU thread's finding that every line stayed
+  // pinned (describe_all_pinned), not a failed command.
+  bool failed_all_pinned() const;
   std::string describe_failure(const std::string& launch_error) const;
   void clear_failure() const;
 
@@ -132,6 +135,11 @@ void launch(Launcher& ex, const page_cache& cache, const launch_config& cfg, Ker
     throw storage_error(error_code::capacity, cache.describe_all_pinned(e.what()));
   } catch (const cuda_error& e) {  // a GPU thread trapped: the message is in the record
     if (!cache.failed()) throw;
+    if (cache.failed_all_pinned())
+      throw storage_error(error_code::capacity,
+                          cache.describe_all_pinned("a GPU thread saw every line pinned for " +
+                                                    std::to_string(detail::all_pinned_trap_seconds) +
+                                                    " s and trapped; " + e.what()));
     throw storage_error(error_code::io, cache.describe_failure(e.what()));
   }
 }

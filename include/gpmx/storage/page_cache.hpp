@@ -55,6 +55,7 @@ struct cache_counters {
 // this to name the device, the command and its status.
 struct command_failure {
   std::uint32_t taken = 0;  // set by the first thread that fails
+  std::uint32_t all_pinned = 0;  // instead of a command: a GPU thread found every line pinned for too long
   std::uint32_t range = 0;
   std::uint32_t device = 0;  // within the range
   std::uint32_t blocks = 0;
@@ -123,6 +124,37 @@ GPMX_HD void command_failed(Ctx& t, const cache_view& c, std::uint32_t range, st
 #endif
 }
 
+// A GPU has no executor to notice that no thread makes progress: a loader
+// that has seen every line pinned, sweep after sweep, for this long records
+// it and traps (storage::launch then names the cache and its size). Loads
+// take micro- to milliseconds, so seconds of every line pinned is a cache
+// smaller than what the threads hold pinned at once.
+inline constexpr std::uint64_t all_pinned_trap_seconds = 5;
+
+#if defined(__CUDA_ARCH__)
+inline constexpr std::uint64_t all_pinned_trap_ns = all_pinned_trap_seconds * 1'000'000'000ull;
+
+__device__ inline std::uint64_t gpu_time_ns() {
+  std::uint64_t ns;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  return ns;
+}
+
+#endif
+
+// Called on a GPU only (take_slot): records that every line stayed pinned, then traps.
+template <class Ctx>
+GPMX_HD void all_lines_pinned(Ctx& t, const cache_view& c) {
+  command_failure* f = c.failure;
+  if (f && t.atomic_cas(&f->taken, 0u, 1u, memory_order::relaxed, scope::system) == 0) {
+    f->all_pinned = 1;
+    t.fence(scope::system);
+  }
+#if defined(__CUDA_ARCH__)
+  __trap();
+#endif
+}
+
 // One READ or WRITE of `blocks` logical blocks at `slba` of one device,
 // through the queue this warp uses; a failed command fails the kernel thread
 // (never silently).
@@ -170,6 +202,9 @@ GPMX_HD void write_page(Ctx& t, const cache_view& c, const range_view& r, std::u
 template <class Ctx>
 GPMX_HD std::uint32_t take_slot(Ctx& t, const cache_view& c) {
   std::uint32_t taken = 0;
+#if defined(__CUDA_ARCH__)
+  std::uint64_t pinned_since = 0;  // when this thread's sweeps began finding every line pinned
+#endif
   t.spin_wait([&] {
     std::uint32_t pinned = 0;
     for (std::uint32_t probe = 0; probe < c.slots; ++probe) {
@@ -208,6 +243,15 @@ GPMX_HD std::uint32_t take_slot(Ctx& t, const cache_view& c) {
     }
     count(t, &c.counters->full_sweeps);
     if (pinned == c.slots) count(t, &c.counters->pinned_sweeps);
+#if defined(__CUDA_ARCH__)
+    if (pinned != c.slots) {
+      pinned_since = 0;
+    } else if (pinned_since == 0) {
+      pinned_since = gpu_time_ns();
+    } else if (gpu_time_ns() - pinned_since > all_pinned_trap_ns) {
+      all_lines_pinned(t, c);
+    }
+#endif
     return false;  // every line pinned or busy: let their holders run
   });
   return taken;
