@@ -35,6 +35,16 @@ host_visible_block::host_visible_block(std::size_t bytes, std::size_t alignment)
 
 host_visible_block::~host_visible_block() { resource_->deallocate(data_, bytes_, alignment_); }
 
+kernel_block::kernel_block(std::size_t bytes, std::size_t alignment)
+    : resource_(kernel_memory()),
+      bytes_(bytes),
+      alignment_(alignment),
+      data_(static_cast<std::byte*>(resource_->allocate(bytes, alignment))) {
+  std::memset(data_, 0, bytes);
+}
+
+kernel_block::~kernel_block() { resource_->deallocate(data_, bytes_, alignment_); }
+
 std::pmr::memory_resource* kernel_memory() noexcept { return current().load(std::memory_order_acquire); }
 
 std::pmr::memory_resource* set_kernel_memory(std::pmr::memory_resource* r) noexcept {

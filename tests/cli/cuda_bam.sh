@@ -23,7 +23,7 @@ fi
 graph="-p nodes=4096 -p cache_kib=64 -p line=1024 -p threads=1024"
 for spec in "bam-bfs:0 1 2 3 4 5:$graph" "bam-cc:0 1 2 3 4 5:$graph" \
             "bam-query:0 1 2:-p rows=65536 -p cache_kib=256 -p threads=1024 -p query=3" \
-            "bam-vectoradd:0 1 2:-p elements=65536 -p cache_kib=256 -p threads=1024"; do
+            "bam-vectoradd:0 1 2:-p elements=65536 -p cache_kib=1024 -p threads=1024"; do
   IFS=: read -r w methods args <<< "$spec"
   for m in $methods; do
     # shellcheck disable=SC2086

@@ -92,6 +92,25 @@ class host_visible_block {
   bool apart_;
 };
 
+// One zeroed, aligned block of kernel_memory() (the one current when it
+// was made), freed where it was allocated: words only kernel threads touch
+// while a kernel runs (a queue's tickets and turn counters), which on a GPU
+// must not live across PCIe in host_visible memory.
+class kernel_block {
+ public:
+  kernel_block(std::size_t bytes, std::size_t alignment);
+  ~kernel_block();
+  kernel_block(const kernel_block&) = delete;
+  kernel_block& operator=(const kernel_block&) = delete;
+  std::byte* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return bytes_; }
+
+ private:
+  std::pmr::memory_resource* resource_;
+  std::size_t bytes_, alignment_;
+  std::byte* data_;
+};
+
 // A copy of host data in kernel memory.
 template <class T>
 kernel_vector<std::remove_const_t<T>> to_kernel_memory(std::span<T> s) {

@@ -1,9 +1,12 @@
 #pragma once
-// The memory behind one queue pair (queue_pair.hpp): entries, turn counters,
-// marks, the command-id bitmap and the counters, in one zeroed block of
-// host-visible memory (kernel_memory.hpp) that kernel threads and the
-// controller, a host agent, share while kernels run: pinned host memory
-// beside a GPU, where the doorbells and completions take system scope.
+// The memory behind one queue pair (queue_pair.hpp), in two zeroed blocks.
+// What the controller, a host agent, reads and writes while kernels run (the
+// entries of both queues and the two doorbells) is host-visible memory
+// (kernel_memory.hpp): pinned host memory beside a GPU, where the doorbells
+// and completions take system scope. What only kernel threads touch (turn
+// counters, marks, the command-id bitmap, tickets, heads, tails, locks) is
+// kernel memory: beside a GPU its atomics then stay on the GPU instead of
+// crossing PCIe (BaM keeps them in GPU memory too).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -25,7 +28,8 @@ class queue_pair_memory {
   std::uint32_t depth() const { return view_.depth; }
 
  private:
-  std::unique_ptr<host_visible_block> memory_;
+  std::unique_ptr<host_visible_block> shared_;  // sq, cq, doorbells
+  std::unique_ptr<kernel_block> private_;       // the kernel threads' protocol state
   queue_pair_view view_;
 };
 
