@@ -182,20 +182,12 @@ template <class Ctx>
 GPMX_HD nvme_completion await_completion(Ctx& t, const queue_pair_view& q, std::uint16_t cid) {
   nvme_completion found;
   std::uint64_t at = 0;
-  // Entries from the head up to `from` were posted for other commands when
-  // this thread last looked, and stay so until reclaimed: each poll reads
-  // only entries it has not seen (beside a GPU every read crosses PCIe).
-  std::uint64_t from = 0;
   t.spin_wait([&] {
     const std::uint64_t head = t.atomic_load(q.cq_head, memory_order::acquire);
-    if (from < head) from = head;
-    for (std::uint64_t p = from; p < head + q.depth; ++p) {
+    for (std::uint64_t p = head; p < head + q.depth; ++p) {
       nvme_completion* e = &q.cq[p % q.depth];
       const std::uint32_t word = t.atomic_load(detail::completion_word(e), memory_order::acquire, q.host_scope);
-      if (((word >> 16) & 1u) != detail::expected_phase(p, q.depth)) {  // not posted yet
-        from = p;
-        return false;
-      }
+      if (((word >> 16) & 1u) != detail::expected_phase(p, q.depth)) return false;  // not posted yet
       if ((word & 0xffffu) == cid) {
         found = *e;
         t.record_load(mem_space::global, e, sizeof(nvme_completion));
@@ -203,7 +195,6 @@ GPMX_HD nvme_completion await_completion(Ctx& t, const queue_pair_view& q, std::
         return true;
       }
     }
-    from = head + q.depth;
     return false;
   });
   t.atomic_store(&q.cq_mark[at % q.depth], 1u, memory_order::release);
