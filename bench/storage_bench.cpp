@@ -82,21 +82,35 @@ void make_file(const std::filesystem::path& p, std::uint64_t bytes) {
   if (!out) throw error(error_code::io, fmt::format("bench storage: cannot write {}", p.string()));
 }
 
-// One device's queue pairs and the controller serving them, attached to ex
-// while this lives.
+// One device's queue pairs and the controllers serving them, attached to ex
+// while this lives: controller c serves queue pairs c, c + n, ... (n =
+// o.controllers), each on a thread of its own beside a GPU or under the
+// parallel schedule, the reads in flight split among them.
 struct served_device {
   std::vector<std::unique_ptr<st::queue_pair_memory>> memory;
   std::vector<st::queue_pair_view> queues;
-  std::unique_ptr<st::controller> ctl;
-  std::optional<cpu::agent_attachment> on;
+  std::vector<std::unique_ptr<st::controller>> controllers;
+  std::vector<cpu::agent_attachment> on;
   served_device(cpu::executor& ex, st::block_device& dev, const storage_bench_options& o, st::controller_options co) {
     for (std::uint32_t q = 0; q < o.queues; ++q) {
       memory.push_back(std::make_unique<st::queue_pair_memory>(std::uint16_t(q + 1), st::queue_options{.depth = o.depth}));
       queues.push_back(memory.back()->view());
     }
-    co.ring_entries = o.ring_entries;
-    ctl = std::make_unique<st::controller>(dev, queues, std::move(co));
-    static_cast<void>(on.emplace(ex.attach(*ctl)));  // nvcc: emplace returns the [[nodiscard]] type
+    const std::uint32_t n = std::min(o.controllers, o.queues);
+    co.ring_entries = std::max<std::uint32_t>(1, o.ring_entries / n);
+    for (std::uint32_t c = 0; c < n; ++c) {
+      std::vector<st::queue_pair_view> mine;
+      for (std::uint32_t q = c; q < o.queues; q += n) mine.push_back(queues[q]);
+      controllers.push_back(std::make_unique<st::controller>(dev, mine, co));
+    }
+    // Attached last: a controller serves from the moment it is attached.
+    on.reserve(n);
+    for (auto& c : controllers) on.push_back(ex.attach(*c));
+  }
+  vtime device_time() const {
+    vtime t = 0;
+    for (const auto& c : controllers) t += c->counters().device_time;
+    return t;
   }
 };
 
@@ -164,7 +178,7 @@ std::vector<result> run_timed_block_benchmark(const storage_bench_options& o, co
                                "512 B random reads in virtual time against the device model");
       const double commands = double(threads) * o.timed_reads;
       vtime device_time = 0;
-      for (const auto& d : served) device_time += d->ctl->counters().device_time;
+      for (const auto& d : served) device_time += d->device_time();
       const double per_command_s = timing.latency_us * 1e-6 + 1.0 / timing.iops;
       row.metrics["simulated_s"] = simulated_s;
       row.metrics["simulated_iops"] = commands / simulated_s;
@@ -188,6 +202,10 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
   if (o.queues == 0 || o.depth < 2 || o.reads_per_thread == 0 || o.repeat == 0 || o.file_mib == 0)
     throw error(error_code::config, "bench storage: queues, reads per thread, repeat and file size must be positive, "
                                     "depth at least 2");
+  if (o.controllers == 0)
+    throw error(error_code::config, "bench storage: controllers per device must be at least 1");
+  if (o.controllers > 1 && !o.timed_device.empty())
+    throw error(error_code::config, "bench storage: --timed models one device per controller; it takes --controllers 1");
   if (o.gpu != nullptr && !o.timed_device.empty())
     throw error(error_code::config, "bench storage: --timed simulates the GPU; it does not run with --backend cuda");
   scratch_dir dir(o.dir, "bench-storage");

@@ -93,6 +93,10 @@ void register_bench_storage(CLI::App& bench) {
   cmd->add_option("--ring-entries", a->o.ring_entries, "the controller's reads in flight at most")
       ->capture_default_str()
       ->check(CLI::Range(1u, 4096u));
+  cmd->add_option("--controllers", a->o.controllers,
+                  "controllers serving the device, each its own thread and share of the queue pairs")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--reads", a->o.reads_per_thread, "commands per thread")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--workers", a->o.workers, "executor workers (0: every core)")->capture_default_str();
   cmd->add_option("--repeat", a->o.repeat, "measured runs per row (median reported)")->capture_default_str()->check(CLI::PositiveNumber);

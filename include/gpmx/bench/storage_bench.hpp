@@ -23,7 +23,8 @@ struct storage_bench_options {
   std::vector<std::uint32_t> threads{256, 1024, 4096};  // kernel threads issuing reads
   std::uint32_t queues = 4;              // queue pairs
   std::uint32_t depth = 256;             // entries per queue
-  std::uint32_t ring_entries = 256;      // the controller's reads in flight at most
+  std::uint32_t ring_entries = 256;      // the controllers' reads in flight at most (together)
+  std::uint32_t controllers = 1;         // controllers (host threads) serving the device, queue pairs dealt among them
   std::uint32_t reads_per_thread = 32;
   unsigned workers = 0;                  // executor workers (0: default)
   unsigned repeat = 3;
