@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "bam/common_params.hpp"
 #include "bam/storage_workload.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/support/error.hpp"
@@ -25,7 +26,7 @@ std::vector<result> methods_side_by_side(const bam_bench_options& o, ab::storage
   std::vector<result> rows;
   for (std::uint64_t m = 0; m < w.methods().size(); ++m) {
     const std::string method = w.methods()[m];
-    if (method == "mmap" && e.gpu != nullptr && !e.gpu->reaches_pageable_memory()) {
+    if (method == "mmap" && !ab::kernels_reach_mappings(e)) {
       if (o.progress) o.progress(fmt::format("{} mmap: left out, {} cannot fault in a file mapping's pages", prefix,
                                              e.gpu->description()));
       continue;

@@ -58,7 +58,7 @@ std::vector<result> run_log_benchmarks(const pm_bench_options& o) {
   std::vector<result> out;
   cpu::executor cpu_ex;
   const launch_target ex(cpu_ex, o.gpu);
-  const std::string where = o.gpu ? o.gpu->description() : std::string("cpu executor");
+  const std::string where = kernels_run_on(o.gpu);
   for (const std::uint64_t n : o.log_threads) {
     const std::uint32_t block = 256;
     const auto blocks = std::uint32_t((n + block - 1) / block);

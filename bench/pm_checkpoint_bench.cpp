@@ -74,7 +74,7 @@ std::vector<result> run_checkpoint_benchmarks(const checkpoint_bench_options& o)
     result r = make("pm_checkpoint_save", time_runs(2, o.repeat, [&] { cp.save(0, where); }), o.bytes,
                     fmt::format("checkpoint::save of the same buffers: parallel copy kernel, per-chunk persist, "
                                 "epoch flip ({}, {})",
-                                mode, o.gpu ? o.gpu->description() : std::string("cpu executor")));
+                                mode, kernels_run_on(o.gpu)));
     r.metrics["workers"] = ex.workers();
     r.metrics["ratio_vs_plain"] = r.metrics["bytes_per_s"] / plain_bps;
     out.push_back(std::move(r));

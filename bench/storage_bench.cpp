@@ -258,7 +258,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
           throw st::storage_error(error_code::io, fmt::format("bench storage: {} commands failed", failed[0]));
         result row = make_result(fmt::format("queues_{}_{}_t{}", pattern, block, threads), runs,
                                  fmt::format("kernel threads ({}) issuing commands through the NVMe queues",
-                                             o.gpu != nullptr ? o.gpu->description() : "cpu executor"));
+                                             kernels_run_on(o.gpu)));
         const double ios = double(threads) * o.reads_per_thread;
         row.metrics["iops"] = ios / (row.median_ns * 1e-9);
         row.metrics["mib_per_s"] = row.metrics["iops"] * block / double(1 << 20);
@@ -295,7 +295,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
         throw error(error_code::check, "bench storage: the hit-path array did not stay in the cache");
       result row = make_result(fmt::format("array_hit_{}", names[how]), runs,
                                fmt::format("array reads that all hit the page cache ({})",
-                                           o.gpu != nullptr ? o.gpu->description() : "cpu executor"));
+                                           kernels_run_on(o.gpu)));
       const double n = double(sums.size()) * reads;
       row.metrics["reads_per_s"] = n / (row.median_ns * 1e-9);
       if (o.gpu == nullptr) {  // per core: a GPU's rate is the device's

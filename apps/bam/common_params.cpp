@@ -62,8 +62,10 @@ void require_timed_method(const storage_env& e, bool through_queues, std::string
                                    name));
 }
 
+bool kernels_reach_mappings(const storage_env& e) { return e.gpu == nullptr || e.gpu->reaches_pageable_memory(); }
+
 void require_gpu_reaches_mapping(const storage_env& e, std::string_view name) {
-  if (e.gpu != nullptr && !e.gpu->reaches_pageable_memory())
+  if (!kernels_reach_mappings(e))
     throw gpu_unavailable(fmt::format("method={} has kernels read a mapped file, but {} cannot use pageable host "
                                       "memory (cudaDevAttrPageableMemoryAccess is 0: no HMM in this driver); use "
                                       "method=bam or tiling on this GPU",

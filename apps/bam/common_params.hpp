@@ -28,8 +28,11 @@ stack_options stack_options_of(const storage_env& e, const params& runtime, cons
 // Throws config_error when e is timed and `method` (named `name`) does not
 // reach the data through the NVMe queues.
 void require_timed_method(const storage_env& e, bool through_queues, std::string_view name);
-// Throws gpu_unavailable when e's kernels run on a GPU that cannot fault in
-// pages of a file mapping, which method `name` (mmap) reads through.
+// Whether e's kernels can read a file mapping: on the cpu executor, or on a
+// GPU that faults in pageable host memory.
+bool kernels_reach_mappings(const storage_env& e);
+// Throws gpu_unavailable unless kernels_reach_mappings(e), naming method
+// `name` (mmap), which reads through one.
 void require_gpu_reaches_mapping(const storage_env& e, std::string_view name);
 // `threads` threads (rounded up to whole blocks of 256), at least one block.
 launch_config grid_of(const params& runtime, const char* name);

@@ -24,26 +24,15 @@ std::pmr::memory_resource* set_host_visible_memory(std::pmr::memory_resource* r)
   return host_visible().exchange(r, std::memory_order_acq_rel);
 }
 
-host_visible_block::host_visible_block(std::size_t bytes, std::size_t alignment)
-    : resource_(host_visible_memory()),
-      bytes_(bytes),
-      alignment_(alignment),
-      data_(static_cast<std::byte*>(resource_->allocate(bytes, alignment))),
-      apart_(resource_ != kernel_memory()) {
-  std::memset(data_, 0, bytes);
-}
-
-host_visible_block::~host_visible_block() { resource_->deallocate(data_, bytes_, alignment_); }
-
-kernel_block::kernel_block(std::size_t bytes, std::size_t alignment)
-    : resource_(kernel_memory()),
+memory_block::memory_block(std::pmr::memory_resource* resource, std::size_t bytes, std::size_t alignment)
+    : resource_(resource),
       bytes_(bytes),
       alignment_(alignment),
       data_(static_cast<std::byte*>(resource_->allocate(bytes, alignment))) {
   std::memset(data_, 0, bytes);
 }
 
-kernel_block::~kernel_block() { resource_->deallocate(data_, bytes_, alignment_); }
+memory_block::~memory_block() { resource_->deallocate(data_, bytes_, alignment_); }
 
 std::pmr::memory_resource* kernel_memory() noexcept { return current().load(std::memory_order_acquire); }
 

@@ -9,13 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 bam="$(mktemp -d)" || exit 1
 trap 'rm -rf "$work" "$bam"' EXIT
 
-"$gpmx" run bam-vectoradd -p elements=4096 -p cache_kib=256 -p threads=256 --backend cuda --quiet --data "$bam/probe" >out.txt 2>&1
-status=$?
-if [ $status -eq 3 ] && grep -Eq "CUDA|GPU" out.txt; then
-  echo "skipped: $(cat out.txt)"
-  exit 77
-fi
-[ $status -eq 0 ] || { echo "FAIL: probe run exited $status"; cat out.txt; exit 1; }
+gpu_probe "$gpmx" run bam-vectoradd -p elements=4096 -p cache_kib=256 -p threads=256 --backend cuda --quiet --data "$bam/probe"
 
 # The device files live on a disk (O_DIRECT), not in /dev/shm. mmap needs
 # a GPU that faults in a mapping's pages: where it cannot, the refusal must

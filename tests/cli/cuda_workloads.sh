@@ -12,13 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 data="$(mktemp -d /dev/shm/gpmx-cuda.XXXXXX)" || exit 1
 trap 'rm -rf "$work" "$data"' EXIT
 
-"$gpmx" run reduction -p elements=4096 -p threads=16 -p per_thread=64 --backend cuda --quiet --data "$data/probe" >out.txt 2>&1
-status=$?
-if [ $status -eq 3 ] && grep -Eq "CUDA|GPU" out.txt; then
-  echo "skipped: $(cat out.txt)"
-  exit 77
-fi
-[ $status -eq 0 ] || { echo "FAIL: probe run exited $status"; cat out.txt; exit 1; }
+gpu_probe "$gpmx" run reduction -p elements=4096 -p threads=16 -p per_thread=64 --backend cuda --quiet --data "$data/probe"
 
 # blk and dnn call expf/logf, whose last bits differ between CUDA and glibc:
 # the GPU's run is checked against the GPU's own uninterrupted run.

@@ -15,3 +15,16 @@ expect() {
     failures=$((failures + 1))
   fi
 }
+
+# gpu_probe COMMAND...: a first run on the GPU, its output in out.txt; exits
+# the test as skipped (77) where it was refused for want of a GPU or a CUDA
+# build (status 3 naming them), as failed where it failed otherwise.
+gpu_probe() {
+  "$@" > out.txt 2>&1
+  local status=$?
+  if [ $status -eq 3 ] && grep -Eq "CUDA|GPU" out.txt; then
+    echo "skipped: $(cat out.txt)"
+    exit 77
+  fi
+  [ $status -eq 0 ] || { echo "FAIL: probe run exited $status"; cat out.txt; exit 1; }
+}

@@ -64,10 +64,10 @@ void run_work(const workload_args& a, const char* verb, kv_result& r, Work&& wor
   // Held until the work (and a --crash-after child, which shares it) ends.
   const auto lock = apps::lock_workload_directory(dir, std::string_view(verb) == "run");
   // Opened where the work runs: CUDA does not survive a fork.
-  std::string device = "cpu executor";
+  std::string device = kernels_run_on(nullptr);
   auto body = [&] {
     const auto gpu = open_backend(a.backend);
-    if (gpu) device = gpu->description();
+    device = kernels_run_on(gpu.get());
     cpu::executor ex({.workers = a.workers});
     progress_bar bar(fmt::format("{} {}", verb, a.workload), !a.quiet && !a.json);
     work(apps::env{launch_target(ex, gpu.get()), dir, mode, [&bar](double f) { bar.update(f); }});

@@ -64,7 +64,7 @@ bool run_storage_workload(const storage_command& c, std::string_view verb) {
   kv_result r;
   r.add("workload", "workload", c.workload, c.workload);
   if (verb == "run") {
-    const std::string device = gpu ? gpu->description() : "cpu executor";
+    const std::string device = kernels_run_on(gpu.get());
     r.add("backend", "backend", device, device);
   }
   if (verb == "run") {

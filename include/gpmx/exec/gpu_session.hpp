@@ -74,4 +74,10 @@ class gpu_session {
   gpu_session() = default;
 };
 
+// Where kernels run, as reports name it: the GPU's description, or "cpu
+// executor" when there is no session.
+inline std::string kernels_run_on(const gpu_session* gpu) {
+  return gpu != nullptr ? gpu->description() : std::string("cpu executor");
+}
+
 }  // namespace gpmx

@@ -67,48 +67,52 @@ class host_visible_allocator : public kernel_allocator<T> {
 template <class T>
 using host_visible_vector = std::vector<T, host_visible_allocator<T>>;
 
-// One zeroed, aligned block of host_visible_memory() (the one current when
-// it was made), freed where it was allocated: queues and buffers a host
-// agent reads and writes while a kernel runs (an emulated device's queues,
-// the cache lines it reads into).
-class host_visible_block {
+// One zeroed, aligned block of memory from a resource, freed where it was
+// allocated (the resource is kept, so a block outlives the session that
+// chose it).
+class memory_block {
  public:
-  host_visible_block(std::size_t bytes, std::size_t alignment);
-  ~host_visible_block();
-  host_visible_block(const host_visible_block&) = delete;
-  host_visible_block& operator=(const host_visible_block&) = delete;
+  memory_block(std::pmr::memory_resource* resource, std::size_t bytes, std::size_t alignment);
+  ~memory_block();
+  memory_block(const memory_block&) = delete;
+  memory_block& operator=(const memory_block&) = delete;
   std::byte* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return bytes_; }
+
+ protected:
+  std::pmr::memory_resource* resource() const noexcept { return resource_; }
+
+ private:
+  std::pmr::memory_resource* resource_;
+  std::size_t bytes_, alignment_;
+  std::byte* data_;
+};
+
+// A block of host_visible_memory() (the one current when it was made):
+// queues and buffers a host agent reads and writes while a kernel runs (an
+// emulated device's queue entries and doorbells, the cache lines it reads
+// into).
+class host_visible_block : public memory_block {
+ public:
+  host_visible_block(std::size_t bytes, std::size_t alignment)
+      : memory_block(host_visible_memory(), bytes, alignment), apart_(resource() != kernel_memory()) {}
   // Whether it lies apart from kernel memory (pinned host memory beside a
   // GPU's): words a kernel and a host agent share there need system scope;
   // elsewhere device scope reaches the agent (the cpu executor's threads,
   // the timed mode's simulated GPU, which would time system scope as PCIe).
+  // (As when it was made: a session closing later does not change it.)
   bool apart_from_kernel_memory() const noexcept { return apart_; }
 
  private:
-  std::pmr::memory_resource* resource_;
-  std::size_t bytes_, alignment_;
-  std::byte* data_;
   bool apart_;
 };
 
-// One zeroed, aligned block of kernel_memory() (the one current when it
-// was made), freed where it was allocated: words only kernel threads touch
-// while a kernel runs (a queue's tickets and turn counters), which on a GPU
-// must not live across PCIe in host_visible memory.
-class kernel_block {
+// A block of kernel_memory() (the one current when it was made): words only
+// kernel threads touch while a kernel runs (a queue's tickets and turn
+// counters), which on a GPU must not live across PCIe in host-visible memory.
+class kernel_block : public memory_block {
  public:
-  kernel_block(std::size_t bytes, std::size_t alignment);
-  ~kernel_block();
-  kernel_block(const kernel_block&) = delete;
-  kernel_block& operator=(const kernel_block&) = delete;
-  std::byte* data() const noexcept { return data_; }
-  std::size_t size() const noexcept { return bytes_; }
-
- private:
-  std::pmr::memory_resource* resource_;
-  std::size_t bytes_, alignment_;
-  std::byte* data_;
+  kernel_block(std::size_t bytes, std::size_t alignment) : memory_block(kernel_memory(), bytes, alignment) {}
 };
 
 // A copy of host data in kernel memory.
