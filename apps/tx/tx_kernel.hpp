@@ -66,10 +66,11 @@ struct tx_kernel {
     stm::persist_ring ring{};
     if (with_ring) {
       ring = stm::persist_ring::of(t, a.ring);
-      ring.clear(t);
+      const bool adaptive = a.helpers == 2;
+      ring.clear(t, adaptive ? a.shared.helpers_on : nullptr);
       t.syncthreads();
       if (t.thread_rank() >= a.committers) {
-        stm::drain_ring(t, a.shared, ring, a.log, a.style);
+        stm::drain_ring(t, a.shared, ring, a.log, a.style, adaptive);
         return;
       }
     }
@@ -77,7 +78,7 @@ struct tx_kernel {
     stm::transaction<Ctx> tx(t, a.shared, id);
     stm::direct_sink direct(a.shared, a.log, id, a.style);
     stm::ring_sink queued(a.shared, ring, a.log.epoch);
-    stm::adaptive_sink adaptive(a.shared, direct, queued);
+    stm::adaptive_sink adaptive(ring, direct, queued);
     const std::uint32_t steps = detail::steps_of(a.body, a.batch, a.per_thread);
     for (std::uint32_t k = 0; k < steps && !detail::finished_of(a.body, id, a.batch); ++k) {
       auto body = [&](auto& x) { a.body(x, id, a.batch, k); };

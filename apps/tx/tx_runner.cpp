@@ -6,30 +6,29 @@
 namespace gpmx::apps::tx {
 
 namespace {
-// words_: [0] sequence counter, [1] persisted prefix, [2] helpers on.
-constexpr std::size_t seq_word = 0, prefix_word = 1, helpers_word = 2;
+// words_: [0] sequence counter, [1] persisted prefix.
+constexpr std::size_t seq_word = 0, prefix_word = 1;
 }  // namespace
 
 tx_device::tx_device(const tx_shape& s, std::span<const std::uint32_t> home, bool host_monitor_beside_gpu)
     : shape_(s),
       data_(home.begin(), home.end()),
       status_(s.committer_count(), 0),
-      words_(4, 0),
+      words_(2, 0),
       // Only committers that end with a durable fence read the flags:
       // without one nobody tracks durability (no array, no stores to it).
       durable_(s.durable_fence ? stm::durable_words(std::uint32_t(s.transactions_per_batch())) : 0, 0),
       orecs_(home.size(), 0),
       counters_(std::uint64_t(s.blocks) * stm::counters_per_block, 0),
       published_(host_monitor_beside_gpu ? std::uint64_t(s.blocks) * stm::published_per_block : 0, 0),
-      // 64 KiB: a granule of managed-memory migration to itself.
-      switch_(host_monitor_beside_gpu ? 16384 : 0, 0) {}
+      // Beside a GPU, 64 KiB: a granule of managed-memory migration to itself.
+      switch_(host_monitor_beside_gpu ? 16384 : 1, 0) {}
 
 stm::tx_shared tx_device::prepare(std::uint64_t applied_upto, bool helpers_on) {
   std::fill(durable_.begin(), durable_.end(), 0u);
   words_[seq_word] = std::uint32_t(applied_upto);
   words_[prefix_word] = std::uint32_t(applied_upto);
-  // The switch: its own allocation when a host monitor writes it beside a GPU launch.
-  std::uint32_t* const helpers = switch_.empty() ? &words_[helpers_word] : switch_.data();
+  std::uint32_t* const helpers = switch_.data();
   *helpers = helpers_on ? 1u : 0u;
   stm::tx_shared s;
   s.data = data_.data();

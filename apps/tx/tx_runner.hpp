@@ -36,12 +36,16 @@ struct tx_stats {
 class tx_device {
  public:
   // host_monitor_beside_gpu: a host thread watches the launch while it runs
-  // on a GPU, so the blocks publish their counters (tx_shared::published),
-  // and the switch word has a managed allocation of its own: beside the
-  // sequence counter, each host write moved the counter's page away from
-  // the GPU, whose every commit then faulted until it came back. (In
-  // host-visible memory instead, every commit's read of it crossed PCIe:
-  // 40 times slower, measured.)
+  // on a GPU, so the blocks publish their counters (tx_shared::published).
+  // The switch word always has an allocation of its own, away from the
+  // sequence counter: on the counter's line, every adaptive commit's read
+  // of it queued at the L2 bank behind the counter's atomics (the timed
+  // mode: a never-switching monitor cost 12% of helpers off, 3% apart); on
+  // a GPU, each host write moved the counter's page away from the GPU,
+  // whose every commit then faulted until it came back, so there it takes
+  // a managed-memory granule (64 KiB) to itself. (In host-visible memory
+  // instead, every commit's read of it crossed PCIe: 40 times slower,
+  // measured.)
   tx_device(const tx_shape& s, std::span<const std::uint32_t> home, bool host_monitor_beside_gpu);
   // Sets up the next launch: sequence numbers after `applied_upto`.
   stm::tx_shared prepare(std::uint64_t applied_upto, bool helpers_on);

@@ -1,7 +1,8 @@
 #pragma once
 // Commits through the helper warp's ring while helpers are switched on
-// (tx_shared::helpers_on, set by the bandwidth monitor), else persisted by
-// the committer itself. Kernel code.
+// (tx_shared::helpers_on, set by the bandwidth monitor, as the block's
+// helper warp last copied it into shared memory), else persisted by the
+// committer itself. Kernel code.
 #include <cstdint>
 
 #include "gpmx/exec/memory_scope.hpp"
@@ -13,18 +14,19 @@ namespace gpmx::stm {
 
 class adaptive_sink {
  public:
-  GPMX_HD adaptive_sink(const tx_shared& s, direct_sink direct, ring_sink ring) : s_(s), direct_(direct), ring_(ring) {}
+  GPMX_HD adaptive_sink(const persist_ring& ring, direct_sink direct, ring_sink queued)
+      : ring_(ring), direct_(direct), queued_(queued) {}
 
   template <class Ctx>
   GPMX_HD void commit(Ctx& t, const redo_view& r) {
-    if (t.atomic_load(s_.helpers_on, memory_order::relaxed, scope::device) != 0u) ring_.commit(t, r);
+    if (ring_.helpers_switched_on(t)) queued_.commit(t, r);
     else direct_.commit(t, r);
   }
 
  private:
-  const tx_shared& s_;
+  persist_ring ring_;
   direct_sink direct_;
-  ring_sink ring_;
+  ring_sink queued_;
 };
 
 }  // namespace gpmx::stm

@@ -34,8 +34,16 @@ GPMX_HD constexpr std::size_t ring_bytes(std::uint32_t capacity) {
   return 8 * sizeof(std::uint32_t) + std::size_t(capacity) * (sizeof(log_entry) + sizeof(std::uint32_t));
 }
 
+// Adaptive switching: how often the helper warp refreshes its block's copy
+// of the global switch: every this many drains while the ring is busy, and
+// after this many tries of its wait while the ring is empty.
+inline constexpr std::uint32_t switch_refresh_drains = 16;
+inline constexpr std::uint32_t switch_refresh_tries = 8;
+
 struct persist_ring {
-  std::uint32_t* control;  // [0] tail (entries reserved), [1] head (entries drained), [2] committers done
+  // [0] tail (entries reserved), [1] head (entries drained), [2] committers
+  // done, [3] adaptive: the block's copy of the helpers switch
+  std::uint32_t* control;
   log_entry* entries;
   std::uint32_t* kinds;    // dirty bits: an entry_kind per slot
   std::uint32_t capacity;
@@ -51,11 +59,32 @@ struct persist_ring {
     return r;
   }
   // Every thread of the block calls it, then the block synchronizes.
+  // global_switch (adaptive, else null): the block's copy starts as it.
   template <class Ctx>
-  GPMX_HD void clear(Ctx& t) const {
+  GPMX_HD void clear(Ctx& t, const std::uint32_t* global_switch = nullptr) const {
     const std::uint32_t n = t.block_dim().count();
     for (std::uint32_t i = t.thread_rank(); i < capacity; i += n) t.atomic_store(&kinds[i], 0u, memory_order::relaxed, scope::block);
-    if (t.thread_rank() < 8) t.atomic_store(&control[t.thread_rank()], 0u, memory_order::relaxed, scope::block);
+    const std::uint32_t rank = t.thread_rank();
+    if (rank < 8) {
+      const std::uint32_t v = rank == 3 && global_switch != nullptr
+                                  ? t.atomic_load(global_switch, memory_order::relaxed, scope::device)
+                                  : 0u;
+      t.atomic_store(&control[rank], v, memory_order::relaxed, scope::block);
+    }
+  }
+  // Adaptive: whether commits go through the ring, as the block last saw
+  // the global switch. Committers read this shared-memory copy, not the
+  // global word: one device-scope read per commit cost every commit an L2
+  // round trip (docs/transactions.md, "Adaptive switching").
+  template <class Ctx>
+  GPMX_HD bool helpers_switched_on(Ctx& t) const {
+    return t.atomic_load(&control[3], memory_order::relaxed, scope::block) != 0u;
+  }
+  // The helper warp's lane 0: copies the global switch into the block's copy.
+  template <class Ctx>
+  GPMX_HD void refresh_switch(Ctx& t, const std::uint32_t* global_switch) const {
+    t.atomic_store(&control[3], t.atomic_load(global_switch, memory_order::relaxed, scope::device),
+                   memory_order::relaxed, scope::block);
   }
   // A committer of this block has finished its transactions.
   template <class Ctx>
@@ -123,8 +152,11 @@ GPMX_HD void persist_batch(Ctx& t, const pm::pm_span<log_entry>& stream, std::ui
 
 // The helper warp's loop: every lane of the block's last warp calls it.
 // Returns when every committer of the block is done and the ring is empty.
+// adaptive: the helper also keeps the block's copy of the switch fresh
+// (persist_ring::refresh_switch), waking from an empty ring to do so.
 template <class Ctx>
-GPMX_HD void drain_ring(Ctx& t, const tx_shared& s, const persist_ring& r, const tx_log& log, persist_style style) {
+GPMX_HD void drain_ring(Ctx& t, const tx_shared& s, const persist_ring& r, const tx_log& log, persist_style style,
+                        bool adaptive = false) {
   const std::uint32_t lane = t.lane_id();
   const std::uint32_t committers = t.block_dim().count() - 32;
   const auto stream = log.block_stream(std::uint32_t(t.block_rank()));
@@ -132,18 +164,36 @@ GPMX_HD void drain_ring(Ctx& t, const tx_shared& s, const persist_ring& r, const
   auto slots = shared_span<log_entry>(r.entries, r.capacity).bind(t);
   std::uint64_t pos = 0;  // entries written to the stream
   const bool careless_marks = style.faults.mark_with_records;
+  std::uint32_t drains_since_refresh = 0;
   for (;;) {
+    if (adaptive && lane == 0 && drains_since_refresh++ % switch_refresh_drains == 0) r.refresh_switch(t, s.helpers_on);
     const std::uint32_t head = t.atomic_load(&r.control[1], memory_order::acquire, scope::block);
     const std::uint32_t* first = &r.kinds[head % r.capacity];
-    // Work, or the end: every committer done and nothing reserved.
+    const auto ended = [&] {
+      return t.atomic_load(&r.control[2], memory_order::acquire, scope::block) == committers &&
+             t.atomic_load(&r.control[0], memory_order::acquire, scope::block) == head;
+    };
+    // Work, or the end: every committer done and nothing reserved; for an
+    // adaptive helper also a few tries, then a refresh of the switch.
+    std::uint32_t tries = 0;
     t.spin_wait([&] {
-      return t.atomic_load(first, memory_order::acquire, scope::block) != entry_clean ||
-             (t.atomic_load(&r.control[2], memory_order::acquire, scope::block) == committers &&
-              t.atomic_load(&r.control[0], memory_order::acquire, scope::block) == head);
+      return t.atomic_load(first, memory_order::acquire, scope::block) != entry_clean || ended() ||
+             (adaptive && ++tries >= switch_refresh_tries);
     });
-    if (t.atomic_load(first, memory_order::acquire, scope::block) == entry_clean &&
-        !style.faults.drain_past_clean)
+    if (adaptive && !style.faults.drain_past_clean) {
+      // Lane 0 decides for the warp (a lane whose wait timed out may see
+      // the ring empty where another saw an entry arrive).
+      const std::uint32_t idle = t.shfl(
+          0xffffffffu, t.atomic_load(first, memory_order::acquire, scope::block) == entry_clean ? 1u : 0u, 0);
+      if (idle != 0u) {
+        if (t.shfl(0xffffffffu, ended() ? 1u : 0u, 0) != 0u) return;
+        drains_since_refresh = 0;  // refresh at the top of the loop
+        continue;
+      }
+    } else if (t.atomic_load(first, memory_order::acquire, scope::block) == entry_clean &&
+               !style.faults.drain_past_clean) {
       return;
+    }
     const std::uint32_t slot = (head + lane) % r.capacity;
     std::uint32_t kind = lane < r.capacity ? t.atomic_load(&r.kinds[slot], memory_order::acquire, scope::block)
                                            : std::uint32_t(entry_clean);
