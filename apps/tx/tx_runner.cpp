@@ -10,7 +10,8 @@ namespace {
 constexpr std::size_t seq_word = 0, prefix_word = 1;
 }  // namespace
 
-tx_device::tx_device(const tx_shape& s, std::span<const std::uint32_t> home, bool host_monitor_beside_gpu)
+tx_device::tx_device(const tx_shape& s, std::span<const std::uint32_t> home, bool host_monitor_beside_gpu,
+                     const stm::log_geometry& g)
     : shape_(s),
       data_(home.begin(), home.end()),
       status_(s.committer_count(), 0),
@@ -22,7 +23,21 @@ tx_device::tx_device(const tx_shape& s, std::span<const std::uint32_t> home, boo
       counters_(std::uint64_t(s.blocks) * stm::counters_per_block, 0),
       published_(host_monitor_beside_gpu ? std::uint64_t(s.blocks) * stm::published_per_block : 0, 0),
       // Beside a GPU, 64 KiB: a granule of managed-memory migration to itself.
-      switch_(host_monitor_beside_gpu ? 16384 : 1, 0) {}
+      switch_(host_monitor_beside_gpu ? 16384 : 1, 0),
+      reclaimed_(g.wraps ? g.streams() : 0, 0),
+      durable_end_(g.wraps ? g.streams() : 0, 0) {}
+
+stm::tx_log tx_device::log_of(const stm::tx_heap& heap) {
+  stm::tx_log log = heap.log();
+  if (log.geometry.wraps) {
+    // A launch starts an epoch: its rings are empty from position 0.
+    std::fill(reclaimed_.begin(), reclaimed_.end(), 0u);
+    std::fill(durable_end_.begin(), durable_end_.end(), 0u);
+    log.reclaimed = reclaimed_.data();
+    log.durable_end = durable_end_.data();
+  }
+  return log;
+}
 
 stm::tx_shared tx_device::prepare(std::uint64_t applied_upto, bool helpers_on) {
   std::fill(durable_.begin(), durable_.end(), 0u);
@@ -65,6 +80,7 @@ tx_stats tx_device::stats() const {
     out.drained += row[stm::count_drained];
     out.log_entries += row[stm::count_log_entries];
     out.occupancy_sum += row[stm::count_occupancy_sum];
+    out.log_room_waits += row[stm::count_log_room_waits];
     for (std::uint32_t k = 0; k < stm::occupancy_buckets; ++k) out.occupancy[k] += row[stm::tx_counter_count + k];
   }
   return out;

@@ -13,6 +13,7 @@
 #include "gpmx/exec/kernel_memory.hpp"
 #include "gpmx/exec/launch_target.hpp"
 #include "gpmx/stm/bandwidth_monitor.hpp"
+#include "gpmx/stm/log_truncator.hpp"
 #include "gpmx/stm/tx_heap.hpp"
 #include "gpmx/support/elapsed.hpp"
 #include "tx/tx_kernel.hpp"
@@ -25,6 +26,8 @@ struct tx_stats {
   std::uint64_t batches = 0, drained = 0, log_entries = 0, occupancy_sum = 0;
   std::vector<std::uint64_t> occupancy;  // drains per twentieth of the buffer occupied
   std::uint64_t switches = 0, monitor_slices = 0, monitor_slices_on = 0;
+  std::uint64_t log_room_waits = 0;  // appends that waited for a log ring's truncator
+  std::uint64_t applied_while_running = 0, truncations_while_running = 0;  // by the truncator
   double kernel_seconds = 0, checkpoint_seconds = 0;
   std::vector<double> launch_seconds;  // each batch's kernel
   // The median occupancy of the buffer at a drain, as a share of its
@@ -46,9 +49,13 @@ class tx_device {
   // a managed-memory granule (64 KiB) to itself. (In host-visible memory
   // instead, every commit's read of it crossed PCIe: 40 times slower,
   // measured.)
-  tx_device(const tx_shape& s, std::span<const std::uint32_t> home, bool host_monitor_beside_gpu);
+  tx_device(const tx_shape& s, std::span<const std::uint32_t> home, bool host_monitor_beside_gpu,
+            const stm::log_geometry& g);
   // Sets up the next launch: sequence numbers after `applied_upto`.
   stm::tx_shared prepare(std::uint64_t applied_upto, bool helpers_on);
+  // The launch's view of the heap's log: with rings, their room words
+  // (log_layout.hpp), zero at the epoch's start.
+  stm::tx_log log_of(const stm::tx_heap& heap);
   std::span<const std::uint32_t> data() const { return data_; }
   // The last sequence number the launch took (every committed writing
   // transaction takes one; read-only ones take none).
@@ -62,6 +69,7 @@ class tx_device {
   kernel_vector<std::uint64_t> counters_;
   host_visible_vector<std::uint64_t> published_;
   kernel_vector<std::uint32_t> switch_;
+  kernel_vector<std::uint64_t> reclaimed_, durable_end_;  // per log stream, when they wrap
 };
 
 // Installs the shape's NVRAM throttle on pool (none when nvram_mbps is 0).
@@ -75,13 +83,14 @@ std::function<std::uint64_t()> monitor_clock(const cpu::executor& ex);
 template <class Body>
 tx_stats run_batches(const env& e, stm::tx_heap& heap, const tx_shape& s, style st, const Body& body,
                      const stm::seeded_faults& faults, bool truncate_first) {
-  tx_device dev(s, heap.home(), s.helpers == helper_mode::adaptive && e.ex.on_gpu());
+  tx_device dev(s, heap.home(), s.helpers == helper_mode::adaptive && e.ex.on_gpu(), heap.geometry());
   double kernel_s = 0, checkpoint_s = 0;
   std::vector<double> launch_s;
-  std::uint64_t switches = 0, slices = 0, slices_on = 0;
+  std::uint64_t switches = 0, slices = 0, slices_on = 0, applied_while_running = 0, truncations = 0;
   for (std::uint32_t b = 0; b < s.batches; ++b) {
     const stm::tx_shared shared = dev.prepare(heap.applied_upto(), s.helpers == helper_mode::on);
-    const tx_kernel_args<Body> args{shared, heap.log(), {st, faults}, s.committers, std::uint32_t(s.helpers), s.ring,
+    const stm::tx_log log = dev.log_of(heap);
+    const tx_kernel_args<Body> args{shared, log, {st, faults}, s.committers, std::uint32_t(s.helpers), s.ring,
                                     b, s.per_thread, s.durable_fence, body};
     const launch_config cfg{dim3(s.blocks), dim3(s.block_threads()),
                             s.helpers == helper_mode::off ? 0 : stm::ring_bytes(s.ring), "tx"};
@@ -93,10 +102,21 @@ tx_stats run_batches(const env& e, stm::tx_heap& heap, const tx_shape& s, style 
                       monitor_clock(e.ex.cpu()));
       (void)attached.emplace(e.ex.cpu().attach(*monitor));  // the attachment lives in `attached`
     }
+    std::optional<stm::log_truncator> truncator;
+    std::optional<cpu::agent_attachment> truncating;
+    if (log.geometry.wraps) {
+      truncator.emplace(heap, log);
+      (void)truncating.emplace(e.ex.cpu().attach(*truncator));
+    }
     const auto start = std::chrono::steady_clock::now();
     e.ex.launch(cfg, tx_kernel{}, args);
     launch_s.push_back(seconds_since(start));
     kernel_s += launch_s.back();
+    if (truncator) {
+      truncating.reset();
+      applied_while_running += truncator->applied();
+      truncations += truncator->truncations();
+    }
     if (monitor) {
       attached.reset();
       switches += monitor->switches().size();
@@ -116,6 +136,8 @@ tx_stats run_batches(const env& e, stm::tx_heap& heap, const tx_shape& s, style 
   st_out.switches = switches;
   st_out.monitor_slices = slices;
   st_out.monitor_slices_on = slices_on;
+  st_out.applied_while_running = applied_while_running;
+  st_out.truncations_while_running = truncations;
   return st_out;
 }
 

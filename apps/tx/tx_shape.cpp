@@ -32,6 +32,8 @@ std::vector<param_spec> with_tx_parameters(std::vector<param_spec> own, std::uin
       {"threshold_mbps", 200, "adaptive: helpers switch on above this persistence bandwidth (the paper: 200)"},
       {"slice_us", 1000, "adaptive: the bandwidth monitor's time slice in microseconds"},
       {"durable", 0, "1: each committer ends with a durable fence on its last record"},
+      {"log_entries", 0, "entries per log stream, each a ring truncated while kernels run (0: a stream holds a "
+                         "launch's records, truncated after it)"},
       {"seed", 1, "seed of the generated transactions"},
   };
   // A benchmark may give a common parameter its own default and meaning.
@@ -82,20 +84,33 @@ tx_shape tx_shape_of(std::string_view w, const params& p) {
   const std::uint64_t durable = get("durable");
   if (durable > 1) bad(w, fmt::format("durable={} is not 0 or 1", durable));
   s.durable_fence = durable == 1;
+  // Runs recorded before the parameter existed did not wrap.
+  const auto log_entries = p.find("log_entries");
+  s.log_entries = log_entries == p.end() ? 0 : log_entries->second;
   s.seed = get("seed");
   return s;
 }
 
-stm::log_geometry log_geometry_of(const tx_shape& s, std::uint32_t max_writes) {
+stm::log_geometry log_geometry_of(std::string_view w, const tx_shape& s, std::uint32_t max_writes) {
   const std::uint64_t per_record = stm::record_entries(max_writes);
   stm::log_geometry g;
+  if (s.log_entries != 0) {
+    // A committer's ring must hold its largest record; a helper's the
+    // persistence buffer and one drain more (log_truncator.hpp: progress).
+    const std::uint64_t need = s.helpers == helper_mode::off ? per_record : std::max<std::uint64_t>(per_record, std::uint64_t(s.ring) + 32);
+    if (s.log_entries < need || s.log_entries > (1ull << 32))
+      bad(w, fmt::format("log_entries={} is not in [{}, 2^32]: a ring must hold {}", s.log_entries, need,
+                         s.helpers == helper_mode::off ? "a committer's largest record"
+                                                       : "the persistence buffer (ring) and one drain of 32 entries"));
+    g.wraps = true;
+  }
   if (s.helpers != helper_mode::off) {
     g.block_streams = s.blocks;
-    g.block_stream_entries = std::uint64_t(s.committers) * s.per_thread * per_record;
+    g.block_stream_entries = g.wraps ? s.log_entries : std::uint64_t(s.committers) * s.per_thread * per_record;
   }
   if (s.helpers != helper_mode::on) {
     g.thread_streams = s.committer_count();
-    g.thread_stream_entries = std::uint64_t(s.per_thread) * per_record;
+    g.thread_stream_entries = g.wraps ? s.log_entries : std::uint64_t(s.per_thread) * per_record;
   }
   return g;
 }

@@ -27,6 +27,7 @@ struct tx_shape {
   std::uint64_t threshold_mbps = 0;  // adaptive: helpers on above this persistence bandwidth
   std::uint32_t slice_us = 0;      // adaptive: the monitor's time slice
   bool durable_fence = false;      // each committer waits for its last record to be durable
+  std::uint64_t log_entries = 0;   // entries per log stream, a ring truncated while kernels run (0: a launch's)
   std::uint64_t seed = 0;
 
   std::uint32_t committer_count() const { return blocks * committers; }
@@ -41,7 +42,10 @@ std::vector<param_spec> with_tx_parameters(std::vector<param_spec> own, std::uin
 // Reads and checks them; throws config_error naming the workload and the
 // bad parameter. max_record_writes: the most words one transaction writes.
 tx_shape tx_shape_of(std::string_view workload, const params& p);
-// The log streams a shape needs for records of at most max_writes words.
-stm::log_geometry log_geometry_of(const tx_shape& s, std::uint32_t max_writes);
+// The log streams a shape needs for records of at most max_writes words:
+// each holds a whole launch's records, or with log_entries every stream is
+// a ring of that many entries. Throws config_error naming the workload and
+// log_entries when a ring is too small to make progress (log_truncator.hpp).
+stm::log_geometry log_geometry_of(std::string_view workload, const tx_shape& s, std::uint32_t max_writes);
 
 }  // namespace gpmx::apps::tx

@@ -37,7 +37,13 @@ opened_heap make_heap(const env& e, const workload& w, const params& p, std::uin
     throw config_error(fmt::format("{}: nvram_mbps={} throttles in wall-clock time; in the timed mode the NVM "
                                    "model sets the bandwidth (--set nvm.write_gbs=G)",
                                    w.name(), s.nvram_mbps));
-  const stm::log_geometry g = log_geometry_of(s, max_writes);
+  const stm::log_geometry g = log_geometry_of(w.name(), s, max_writes);
+  if (g.wraps && (e.ex.on_gpu() || e.ex.cpu().options().policy == cpu::schedule::timed || e.ex.cpu().observed()))
+    throw config_error(fmt::format("{}: log_entries={} truncates the log from a host agent while kernels run, "
+                                   "which runs on the cpu executor only (not on a GPU, in the timed mode or "
+                                   "under the checker's trace, where its host writes are neither timed nor "
+                                   "recorded)",
+                                   w.name(), s.log_entries));
   fresh_directory(e.dir);
   auto pool = std::make_unique<pm::pool>(
       pm::pool::create(e.dir / pool_file, native::pool_bytes({stm::tx_heap_bytes(words, g)}), {.mode = e.mode}));
@@ -60,7 +66,7 @@ opened_heap open_heap(const env& e, const workload& w, std::uint32_t (*words_of)
   run_meta m = read_meta(*pool, w);
   const tx_shape s = check_recorded(*pool, [&] { return tx_shape_of(w.name(), m.p); });
   const std::uint32_t words = check_recorded(*pool, [&] { return words_of(m.p); });
-  stm::tx_heap heap = stm::tx_heap::open(*pool, words, log_geometry_of(s, max_writes));
+  stm::tx_heap heap = stm::tx_heap::open(*pool, words, log_geometry_of(w.name(), s, max_writes));
   return {std::move(pool), std::move(m), s, heap};
 }
 
@@ -118,6 +124,9 @@ run_report report_of(const tx_stats& st, const opened_heap& h, std::string unit)
   add("monitor_slices_on", double(st.monitor_slices_on));
   add("monitor_slices", double(st.monitor_slices));
   add("checkpoint_seconds", st.checkpoint_seconds);
+  add("log_room_waits", double(st.log_room_waits));
+  add("records_applied_while_running", double(st.applied_while_running));
+  add("truncations_while_running", double(st.truncations_while_running));
   const pm::write_throttle* t = h.pool->throttle();
   add("nvram_bytes_charged", t ? double(t->charged_bytes()) : 0.0);
   return r;

@@ -12,21 +12,27 @@ namespace {
   throw pm::pm_error(pm::errc::corrupt_value, fmt::format("{}: the transaction log {}", where, what));
 }
 
-// Reads one stream; appends its valid records; returns whether it ended at
-// an empty entry (not at a torn or foreign record).
-bool scan_stream(std::span<const log_entry> s, std::uint32_t stream, std::uint64_t epoch, std::uint32_t words,
-                 const std::string& where, log_scan& out) {
-  std::uint64_t pos = 0;
-  while (pos < s.size()) {
-    const log_entry h = s[pos];
-    if (h == 0) return true;
-    if (!is_header(h)) return false;
+}  // namespace
+
+stream_read read_stream(std::span<const log_entry> s, std::uint32_t stream, std::uint64_t from, std::uint64_t to,
+                        bool published_end, std::uint64_t epoch, std::uint32_t words, const std::string& where,
+                        log_scan& out, std::vector<std::uint64_t>* ends) {
+  const std::uint64_t size = s.size();
+  const auto at = [&](std::uint64_t pos) { return s[pos % size]; };
+  std::uint64_t pos = from;
+  while (pos < to) {
+    const log_entry h = at(pos);
+    if (h == 0) return {pos, true};
+    if (!is_header(h)) return {pos, false};
     const std::uint32_t n = header_writes(h);
-    if (n == 0 || pos + record_entries(n) > s.size()) return false;
-    if (s[pos + 1 + n] != make_mark(header_seq(h), mark_check(epoch, h))) return false;
+    if (n == 0) return {pos, false};
+    // Past `to`: at the end of a lap a torn record; at a writer's published
+    // end, a record whose rest is not durable yet (the truncator's reading).
+    if (pos + record_entries(n) > to) return {pos, published_end};
+    if (at(pos + 1 + n) != make_mark(header_seq(h), mark_check(epoch, h))) return {pos, false};
     const scanned_record r{header_seq(h), stream, out.writes.size(), n};
     for (std::uint32_t i = 0; i < n; ++i) {
-      const log_entry d = s[pos + 1 + i];
+      const log_entry d = at(pos + 1 + i);
       if (data_word(d) >= words)
         corrupt(where, fmt::format("stream {} entry {}: record {} writes word {}, past the {} words of the data",
                                    stream, pos + 1 + i, r.seq, data_word(d), words));
@@ -34,20 +40,26 @@ bool scan_stream(std::span<const log_entry> s, std::uint32_t stream, std::uint64
     }
     out.records.push_back(r);
     pos += record_entries(n);
+    if (ends != nullptr) ends->push_back(pos);
   }
-  return true;
+  return {pos, true};
 }
 
-}  // namespace
-
 log_scan scan_log(std::span<const log_entry> log, const log_geometry& g, std::uint64_t epoch,
-                  std::uint64_t applied_upto, std::uint32_t words, const std::string& where) {
+                  std::uint64_t applied_upto, std::uint32_t words, const std::string& where,
+                  std::span<const std::uint64_t> starts) {
   if (log.size() < g.entries())
     corrupt(where, fmt::format("region holds {} entries, its geometry needs {}", log.size(), g.entries()));
+  if (!starts.empty() && starts.size() < g.streams())
+    corrupt(where, fmt::format("has {} stream starts for {} streams", starts.size(), g.streams()));
   log_scan out;
-  for (std::uint32_t i = 0; i < g.streams(); ++i)
-    if (!scan_stream(log.subspan(g.stream_start(i), g.stream_entries(i)), i, epoch, words, where, out))
+  for (std::uint32_t i = 0; i < g.streams(); ++i) {
+    const std::uint64_t from = starts.empty() ? 0 : starts[i];
+    if (!read_stream(log.subspan(g.stream_start(i), g.stream_entries(i)), i, from, from + g.stream_entries(i), false,
+                     epoch, words, where, out)
+             .clean)
       ++out.streams_cut;
+  }
   std::sort(out.records.begin(), out.records.end(),
             [](const scanned_record& a, const scanned_record& b) { return a.seq < b.seq; });
   // A record found twice with the same writes is one record written twice

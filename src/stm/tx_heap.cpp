@@ -1,8 +1,10 @@
 #include "gpmx/stm/tx_heap.hpp"
 
 #include <cstring>
+#include <vector>
 #include <fmt/format.h>
 
+#include "gpmx/exec/persist_domain.hpp"
 #include "gpmx/pm/crash_trigger.hpp"
 #include "gpmx/pm/errors.hpp"
 
@@ -22,16 +24,19 @@ pm::region sized(pm::pool& pool, const char* name, std::uint64_t want) {
 
 std::uint64_t home_bytes(std::uint32_t words) { return (std::uint64_t(words) * 4 + 63) / 64 * 64; }
 
+std::uint64_t starts_bytes(const log_geometry& g) { return g.wraps ? std::uint64_t(g.streams()) * 8 : 0; }
+
 }  // namespace
 
 std::uint64_t tx_heap_bytes(std::uint32_t words, const log_geometry& g) {
-  return home_bytes(words) + g.entries() * sizeof(log_entry) + state_bytes;
+  return home_bytes(words) + g.entries() * sizeof(log_entry) + state_bytes + starts_bytes(g);
 }
 
 void tx_heap::create(pm::pool& pool, std::uint32_t words, const log_geometry& g) {
   pool.create_region("tx_home", home_bytes(words)).persist();
   pool.create_region("tx_log", g.entries() * sizeof(log_entry)).persist();
   pool.create_region("tx_state", state_bytes).persist();
+  if (g.wraps) pool.create_region("tx_starts", starts_bytes(g)).persist();
 }
 
 tx_heap::tx_heap(pm::pool& pool, std::uint32_t words, const log_geometry& g)
@@ -40,7 +45,9 @@ tx_heap::tx_heap(pm::pool& pool, std::uint32_t words, const log_geometry& g)
       geometry_(g),
       home_(sized(pool, "tx_home", std::uint64_t(words) * 4)),
       log_(sized(pool, "tx_log", g.entries() * sizeof(log_entry))),
-      state_(sized(pool, "tx_state", state_bytes)) {}
+      state_(sized(pool, "tx_state", state_bytes)) {
+  if (g.wraps) starts_.emplace(sized(pool, "tx_starts", starts_bytes(g)));
+}
 
 tx_heap tx_heap::open(pm::pool& pool, std::uint32_t words, const log_geometry& g) {
   tx_heap h(pool, words, g);
@@ -71,9 +78,35 @@ tx_log tx_heap::log() const {
 
 void tx_heap::promise_durable(std::uint64_t seq) { set_state(2, seq); }
 
+std::string tx_heap::log_name() const { return pool_->path().string() + " region tx_log"; }
+
 log_scan tx_heap::scan() const {
-  return scan_log(log_entries(), geometry_, epoch(), applied_upto(), words_,
-                  pool_->path().string() + " region tx_log");
+  return scan_log(log_entries(), geometry_, epoch(), applied_upto(), words_, log_name(), stream_starts());
+}
+
+std::span<const std::uint64_t> tx_heap::stream_starts() const {
+  if (!starts_) return {};
+  return starts_->as<const std::uint64_t>().first(geometry_.streams());
+}
+
+void tx_heap::persist_home_words(std::span<const std::uint32_t> sorted_words) {
+  std::vector<std::uintptr_t> lines;
+  const auto* base = reinterpret_cast<const std::byte*>(home_.data());
+  for (std::uint32_t w : sorted_words) {
+    const std::uintptr_t line = reinterpret_cast<std::uintptr_t>(base + std::uint64_t(w) * 4) / persist_line_bytes;
+    if (lines.empty() || lines.back() != line) lines.push_back(line);
+  }
+  if (!lines.empty()) home_.domain()->persist_lines(lines.data(), lines.size());
+  crash_trigger::point();
+}
+
+void tx_heap::set_applied_upto(std::uint64_t seq) { set_state(0, seq); }
+
+void tx_heap::set_stream_starts(std::uint32_t first, std::span<const std::uint64_t> values) {
+  if (values.empty() || !starts_) return;
+  std::memcpy(starts_->data() + std::uint64_t(first) * 8, values.data(), values.size_bytes());
+  starts_->persist(std::uint64_t(first) * 8, values.size_bytes());
+  crash_trigger::point();
 }
 
 checkpoint_report tx_heap::checkpoint(bool truncate_first) {
@@ -95,6 +128,12 @@ checkpoint_report tx_heap::checkpoint(bool truncate_first) {
   home_.persist();
   crash_trigger::point();
   if (upto != applied_upto()) set_state(0, upto);
+  // Rings start over at position 0 in the next epoch: durable before the
+  // epoch moves on, so no launch writes from 0 while the starts say otherwise.
+  if (geometry_.wraps) {
+    const std::vector<std::uint64_t> zeros(geometry_.streams(), 0);
+    set_stream_starts(0, zeros);
+  }
   set_state(1, epoch() + 1);
   return r;
 }

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <random>
+#include <utility>
 #include <stdexcept>
 #include <string>
 
@@ -140,6 +142,87 @@ TEST(TxCrash, HelpersOffAndAdaptiveRecoverFromKillsAtRandomPoints) {
         ASSERT_TRUE(r.killed);
         if (i % 2 == 1) {
           const apps::child_outcome rc = in_child(1 + rng() % 64, [&](const apps::env& e) { (void)h.w.recover(e); });
+          ASSERT_FALSE(rc.failed) << rc.error;
+        }
+        const apps::child_outcome rc = in_child(0, [&](const apps::env& e) { (void)h.w.recover(e); });
+        ASSERT_FALSE(rc.failed) << rc.error;
+        const apps::child_outcome v = in_child(0, [&](const apps::env& e) {
+          const apps::verify_report rep = h.w.verify(e);
+          if (!rep.ok) throw std::runtime_error("verify: " + rep.detail);
+        });
+        ASSERT_FALSE(v.failed) << v.error;
+      }
+    }
+}
+
+// Truncation while kernels run: log rings far smaller than a launch's
+// records (a committer's holds two records, a helper's the persistence
+// buffer and one drain), in every helper mode and schedule: the truncator
+// applies records and gives entries back while the kernel runs, writers
+// wait for room, and the result is the sequential reference.
+TEST(TxTruncation, RingsTruncatedWhileKernelsRunGiveTheSequentialResult) {
+  for (std::uint64_t helpers : {0, 1, 2})
+    for (const cpu::schedule policy : {cpu::schedule::parallel, cpu::schedule::deterministic}) {
+      SCOPED_TRACE(fmt::format("helpers={} {}", helpers, policy == cpu::schedule::parallel ? "parallel" : "deterministic"));
+      workload_harness h("tx-atm");
+      const std::uint64_t ring = 64;
+      const apps::params p = h.with({{"helpers", helpers}, {"ring", ring}, {"per_thread", 32}, {"threshold_mbps", 1},
+                                     {"slice_us", 10}, {"log_entries", helpers == 0 ? 8 : ring + 32}});
+      const apps::run_report r = h.run(p, apps::style::epoch, policy, 7);
+      EXPECT_GT(figure(r, "records_applied_while_running"), 0);
+      EXPECT_GT(figure(r, "truncations_while_running"), 0);
+      if (helpers == 0) {
+        EXPECT_GT(figure(r, "log_room_waits"), 0) << "a committer's 32 records cannot fit 2 at a time";
+      }
+      const apps::verify_report v = h.verify();
+      EXPECT_TRUE(v.ok) << v.detail;
+      EXPECT_NE(v.detail.find("match the sequential reference"), std::string::npos) << v.detail;
+    }
+}
+
+TEST(TxTruncation, ARingTooSmallToMakeProgressIsRefusedByName) {
+  workload_harness h("tx-atm");
+  for (const auto& [helpers, entries] : {std::pair<std::uint64_t, std::uint64_t>{0, 3}, {1, 95}}) {
+    try {
+      (void)h.run(h.with({{"helpers", helpers}, {"ring", 64}, {"log_entries", entries}}), apps::style::epoch);
+      ADD_FAILURE() << "no error for log_entries=" << entries;
+    } catch (const config_error& e) {
+      EXPECT_NE(std::string(e.what()).find(fmt::format("log_entries={}", entries)), std::string::npos) << e.what();
+    }
+  }
+}
+
+// SIGKILL anywhere, the truncator's steps included, with recovery killed
+// too half the time: recovery reads each ring from its durable start.
+TEST(TxTruncation, KillsAtRandomPointsRecoverWithRings) {
+  for (const char* name : {"tx-atm", "tx-bvh"})
+    for (std::uint64_t helpers : {0, 1}) {
+      SCOPED_TRACE(std::string(name) + " helpers=" + std::to_string(helpers));
+      workload_harness h(name);
+      const apps::params p = h.with({{"helpers", helpers}, {"ring", 64}, {"log_entries", helpers == 0 ? 12 : 96}});
+      const auto in_child = [&](std::uint64_t at, auto&& step) {
+        return apps::run_in_child(at, [&] {
+          cpu::executor ex({.workers = 2});
+          step(apps::env{ex, h.dir.path(), pm::durability::msync});
+        });
+      };
+      const auto run = [&](std::uint64_t at) { return in_child(at, [&](const apps::env& e) { h.w.run(e, p, apps::style::epoch); }); };
+      const apps::child_outcome whole = run(0);
+      ASSERT_FALSE(whole.failed) << whole.error;
+      ASSERT_GT(whole.points, 1u);
+      std::mt19937_64 rng(helpers * 104729 + std::string(name).size());
+      // The truncator's steps are crash points too, and how many it takes
+      // depends on timing: a point near the end of one run may not come in
+      // the next, so the kills are drawn from the first 90%.
+      const std::uint64_t reachable = std::max<std::uint64_t>(1, whole.points * 9 / 10);
+      for (unsigned i = 0; i < 6; ++i) {
+        const std::uint64_t at = 1 + rng() % reachable;
+        SCOPED_TRACE("crash after " + std::to_string(at) + " of " + std::to_string(whole.points));
+        const apps::child_outcome r = run(at);
+        ASSERT_FALSE(r.failed) << r.error;
+        ASSERT_TRUE(r.killed);
+        if (i % 2 == 1) {
+          const apps::child_outcome rc = in_child(1 + rng() % 8, [&](const apps::env& e) { (void)h.w.recover(e); });
           ASSERT_FALSE(rc.failed) << rc.error;
         }
         const apps::child_outcome rc = in_child(0, [&](const apps::env& e) { (void)h.w.recover(e); });

@@ -18,16 +18,19 @@ struct log_builder {
   std::vector<std::uint64_t> pos = std::vector<std::uint64_t>(3, 0);
   std::uint64_t epoch = 0;
 
-  // Appends a record; `torn` leaves its mark out.
+  // Appends a record (wrapping around a stream's end, as a ring's writer
+  // does); `torn` leaves its mark out.
   void add(std::uint32_t stream, std::uint32_t seq, std::vector<word_write> w, bool torn = false) {
-    const std::uint64_t at = g.stream_start(stream) + pos[stream];
-    log[at] = make_header(seq, std::uint32_t(w.size()));
-    for (std::size_t i = 0; i < w.size(); ++i) log[at + 1 + i] = make_data(w[i].word, w[i].value);
-    if (!torn) log[at + 1 + w.size()] = make_mark(seq, mark_check(epoch, log[at]));
+    const std::uint64_t size = g.stream_entries(stream);
+    const auto slot = [&](std::uint64_t i) -> log_entry& { return log[g.stream_start(stream) + (pos[stream] + i) % size]; };
+    const log_entry h = make_header(seq, std::uint32_t(w.size()));
+    slot(0) = h;
+    for (std::size_t i = 0; i < w.size(); ++i) slot(1 + i) = make_data(w[i].word, w[i].value);
+    if (!torn) slot(1 + w.size()) = make_mark(seq, mark_check(epoch, h));
     pos[stream] += record_entries(std::uint32_t(w.size()));
   }
-  log_scan scan(std::uint64_t applied = 0, std::uint32_t words = 8) const {
-    return scan_log(log, g, epoch, applied, words, "test log");
+  log_scan scan(std::uint64_t applied = 0, std::uint32_t words = 8, std::span<const std::uint64_t> starts = {}) const {
+    return scan_log(log, g, epoch, applied, words, "test log", starts);
   }
 };
 
@@ -148,6 +151,64 @@ TEST(LogScan, ALogSmallerThanItsGeometryIsCorrupt) {
   log_builder b;
   b.log.resize(10);
   EXPECT_THROW((void)b.scan(), pm::pm_error);
+}
+
+
+// A ring (log_geometry::wraps) is read from its durable start for one lap:
+// a record that wraps around the stream's end is whole, and what lies
+// beyond this lap's records is the last lap's, already applied.
+TEST(LogScan, ARingIsReadFromItsStartForOneLapAcrossItsEnd) {
+  log_builder b;
+  b.g.wraps = true;
+  // Stream 0 (16 entries): records 1-4 of 3 entries each fill positions 0-11;
+  // the truncator applied 1-3 and moved the start to 9; records 5 and 6 then
+  // wrap: 5 at positions 12-14, 6 at 15-17 (slots 15, 0, 1).
+  for (std::uint32_t seq = 1; seq <= 4; ++seq) b.add(0, seq, {{0, seq}});
+  b.add(0, 5, {{1, 5}});
+  b.add(0, 6, {{2, 6}});
+  const std::vector<std::uint64_t> starts = {9, 0, 0};
+  const log_scan s = b.scan(/*applied=*/3, 8, starts);
+  ASSERT_EQ(s.records.size(), 3u);  // 4, 5 and 6
+  EXPECT_EQ(s.prefix, 3u);
+  EXPECT_EQ(s.records[2].seq, 6u);
+  EXPECT_EQ(s.streams_cut, 1u);  // then slot 2, record 1's mark: not a header
+  std::vector<std::uint32_t> home(8, 0);
+  EXPECT_EQ(apply_prefix(s, home, 3), 6u);
+  EXPECT_EQ(home[2], 6u);  // written by the record that wrapped
+}
+
+TEST(LogScan, StaleRecordsOfTheLastLapAreSkippedNotApplied) {
+  log_builder b;
+  b.g.wraps = true;
+  for (std::uint32_t seq = 1; seq <= 5; ++seq) b.add(0, seq, {{0, seq}});  // positions 0-14
+  // Everything applied; the start moved to 15 and record 6 wrapped
+  // (positions 15-18, slots 15 and 0-2): the lap from 15 then meets records
+  // 2-5 of the last lap at slots 3-14, all applied.
+  b.add(0, 6, {{0, 6}, {1, 6}});
+  const std::vector<std::uint64_t> starts = {15, 0, 0};
+  const log_scan s = b.scan(/*applied=*/5, 8, starts);
+  ASSERT_EQ(s.records.size(), 1u);
+  EXPECT_EQ(s.records[0].seq, 6u);
+  EXPECT_EQ(s.stale, 4u);
+}
+
+// The truncator reads up to what a writer published as durable: a record
+// whose end lies past it is not finished, not torn.
+TEST(LogScan, AReadUpToAPublishedEndStopsCleanlyBeforeAnUnfinishedRecord) {
+  log_builder b;
+  b.add(0, 1, {{0, 1}});
+  b.add(0, 2, {{0, 2}, {1, 2}});  // positions 3-6
+  log_scan out;
+  std::vector<std::uint64_t> ends;
+  const stream_read r = read_stream(std::span<const log_entry>(b.log).first(16), 0, 0, 5, true, b.epoch, 8,
+                                    "test log", out, &ends);
+  EXPECT_TRUE(r.clean);
+  EXPECT_EQ(r.end, 3u);
+  ASSERT_EQ(out.records.size(), 1u);
+  EXPECT_EQ(ends, std::vector<std::uint64_t>{3});
+  const stream_read lap = read_stream(std::span<const log_entry>(b.log).first(16), 0, 0, 5, false, b.epoch, 8,
+                                      "test log", out);
+  EXPECT_FALSE(lap.clean) << "at the end of a lap the same record is torn";
 }
 
 }  // namespace

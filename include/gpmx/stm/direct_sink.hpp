@@ -10,6 +10,7 @@
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/stm/durability.hpp"
 #include "gpmx/stm/log_layout.hpp"
+#include "gpmx/stm/log_room.hpp"
 #include "gpmx/stm/persist_style.hpp"
 #include "gpmx/stm/stm_fail.hpp"
 #include "gpmx/stm/transaction.hpp"
@@ -19,32 +20,40 @@ namespace gpmx::stm {
 class direct_sink {
  public:
   GPMX_HD direct_sink(const tx_shared& s, const tx_log& log, std::uint32_t committer, persist_style style)
-      : s_(s), stream_(log.thread_stream(committer)), epoch_(log.epoch), style_(style) {}
+      : s_(s),
+        log_(log),
+        stream_(log.thread_stream(committer)),
+        index_(log.thread_stream_index(committer)),
+        epoch_(log.epoch),
+        style_(style) {}
 
   template <class Ctx>
   GPMX_HD void commit(Ctx& t, const redo_view& r) {
     const std::uint32_t n = record_entries(r.count);
-    if (pos_ + n > stream_.size())
-      detail::stm_fail("a committer's log stream is full (entries needed, stream size)", pos_ + n, stream_.size());
+    const std::uint64_t size = stream_.size();
+    wait_for_room(t, s_, log_, index_, pos_, n, size, "a committer's log stream is full (entries needed, stream size)");
     const bool sbrp = style_.order == pm::ordering::sbrp;
     const bool careless = style_.faults.mark_with_records;
     auto v = stream_.bind(t);
     for (std::uint32_t i = 0; i + 1 < n; ++i) {
-      v[pos_ + i] = i == 0 ? make_header(r.seq, r.count) : make_data(r.words[i - 1], r.values[i - 1]);
+      v[(pos_ + i) % size] = i == 0 ? make_header(r.seq, r.count) : make_data(r.words[i - 1], r.values[i - 1]);
       if (!sbrp && !careless) t.gpm_persist();
     }
     if (sbrp && !careless) t.ofence();
-    v[pos_ + n - 1] = make_mark(r.seq, mark_check(epoch_, make_header(r.seq, r.count)));
+    v[(pos_ + n - 1) % size] = make_mark(r.seq, mark_check(epoch_, make_header(r.seq, r.count)));
     persist_own(t, style_);
     note_durable(t, s_, r.seq);
     pos_ += n;
+    publish_durable_end(t, log_, index_, pos_);
     count(t, s_, count_direct);
     count(t, s_, count_log_entries, n);
   }
 
  private:
   const tx_shared& s_;
+  const tx_log& log_;
   pm::pm_span<log_entry> stream_;
+  std::uint32_t index_;
   std::uint64_t epoch_;
   persist_style style_;
   std::uint64_t pos_ = 0;

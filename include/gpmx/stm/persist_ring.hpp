@@ -21,6 +21,7 @@
 #include "gpmx/exec/portability.hpp"
 #include "gpmx/stm/durability.hpp"
 #include "gpmx/stm/log_layout.hpp"
+#include "gpmx/stm/log_room.hpp"
 #include "gpmx/stm/persist_style.hpp"
 #include "gpmx/stm/stm_fail.hpp"
 #include "gpmx/stm/transaction.hpp"
@@ -137,17 +138,26 @@ GPMX_HD inline std::uint32_t trailing_ones(std::uint32_t m) {
 
 // Makes entries [pos, pos + n) of a helper's stream durable, whichever lane
 // stored them: the warp syncs (so lane 0 sees every lane's store), lane 0
-// persists the range, and the warp syncs again (so no lane runs ahead of
-// the durability point). Each lane's stores to the stream lie in such
-// ranges, so no lane flushes them again itself.
+// persists the range (two, where it wraps around the end of a ring), and
+// the warp syncs again (so no lane runs ahead of the durability point).
+// Each lane's stores to the stream lie in such ranges, so no lane flushes
+// them again itself.
 template <class Ctx>
 GPMX_HD void persist_batch(Ctx& t, const pm::pm_span<log_entry>& stream, std::uint64_t pos, std::uint32_t n) {
-  const log_entry* first = stream.raw() + pos;
-  const std::size_t bytes = std::size_t(n) * sizeof(log_entry);
+  const std::uint64_t size = stream.size();
+  const std::uint64_t slot = pos % size;
+  const std::uint64_t before_end = size - slot < n ? size - slot : n;
+  const log_entry* first = stream.raw() + slot;
+  const std::size_t bytes = std::size_t(before_end) * sizeof(log_entry);
+  const std::size_t wrapped = std::size_t(n - before_end) * sizeof(log_entry);
   t.syncwarp();
-  if (t.lane_id() == 0) t.persist_range(first, bytes);
+  if (t.lane_id() == 0) {
+    t.persist_range(first, bytes);
+    if (wrapped != 0) t.persist_range(stream.raw(), wrapped);
+  }
   t.syncwarp();
   t.forget_pm_stores(first, bytes);
+  if (wrapped != 0) t.forget_pm_stores(stream.raw(), wrapped);
 }
 
 // The helper warp's loop: every lane of the block's last warp calls it.
@@ -159,7 +169,9 @@ GPMX_HD void drain_ring(Ctx& t, const tx_shared& s, const persist_ring& r, const
                         bool adaptive = false) {
   const std::uint32_t lane = t.lane_id();
   const std::uint32_t committers = t.block_dim().count() - 32;
+  const std::uint32_t stream_index = log.block_stream_index(std::uint32_t(t.block_rank()));
   const auto stream = log.block_stream(std::uint32_t(t.block_rank()));
+  const std::uint64_t stream_size = stream.size();
   auto out = stream.bind(t);
   auto slots = shared_span<log_entry>(r.entries, r.capacity).bind(t);
   std::uint64_t pos = 0;  // entries written to the stream
@@ -216,8 +228,10 @@ GPMX_HD void drain_ring(Ctx& t, const tx_shared& s, const persist_ring& r, const
       n = reserved < 32 ? reserved : 32;
       if (kind == entry_clean && lane < n) kind = entry_record;
     }
-    if (pos + n > stream.size())
-      detail::stm_fail("a block's helper log stream is full (entries needed, stream size)", pos + n, stream.size());
+    if (lane == 0)
+      wait_for_room(t, s, log, stream_index, pos, n, stream_size,
+                    "a block's helper log stream is full (entries needed, stream size)");
+    t.syncwarp();
     if (t.lane_id() == 0) {
       // Reserved entries beyond the capacity wait for room: not in the buffer yet.
       const std::uint32_t reserved = t.atomic_load(&r.control[0], memory_order::relaxed, scope::block) - head;
@@ -232,11 +246,13 @@ GPMX_HD void drain_ring(Ctx& t, const tx_shared& s, const persist_ring& r, const
     // The records first, durable; then their marks (a persist fence
     // between). The lanes' stores are contiguous: the warp writes them back
     // as one coalesced range (lane 0 persists it once the warp has synced).
-    if (mine && (!is_mark || careless_marks)) out[pos + lane] = e;
+    const std::uint64_t at = (pos + lane) % stream_size;
+    if (mine && (!is_mark || careless_marks)) out[at] = e;
     if (!careless_marks) persist_batch(t, stream, pos, n);
-    if (is_mark && !careless_marks) out[pos + lane] = e;
+    if (is_mark && !careless_marks) out[at] = e;
     persist_batch(t, stream, pos, n);
     if (is_mark) note_durable(t, s, mark_seq(e));
+    if (lane == 0) publish_durable_end(t, log, stream_index, pos + n);
     if (mine) t.atomic_store(&r.kinds[slot], 0u, memory_order::relaxed, scope::block);
     t.syncwarp();
     if (lane == 0) {

@@ -8,12 +8,16 @@
 //             [1] epoch: truncations so far (folded into every mark)
 //             [2] committed_through: the run's promise that every record <= it
 //                 is durable (written after each launch ends)
+//   tx_starts where each stream's unapplied records begin (a position), only
+//             when the streams wrap (truncation while kernels run)
 //
 // The invariants that make recovery correct (docs/transactions.md): a
 // record reaches the home image only when every smaller one is durable
 // (checkpoint applies the unbroken run only); the log is truncated (the
-// epoch moves on) only after the home image and applied_upto are durable.
+// epoch moves on, or a ring's start moves past records) only after the home
+// image and applied_upto are durable.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -60,6 +64,18 @@ class tx_heap {
   // What checkpoint would find, without changing anything.
   log_scan scan() const;
 
+  // Truncation while kernels run (log_truncator.hpp), each step durable
+  // and a crash point: the lines of the home words given (sorted) persisted
+  // through the pool's domain (as a kernel's persist: a write throttle
+  // charges them); applied_upto set; stream starts [first, first +
+  // values.size()) set.
+  void persist_home_words(std::span<const std::uint32_t> sorted_words);
+  void set_applied_upto(std::uint64_t seq);
+  std::span<const std::uint64_t> stream_starts() const;
+  void set_stream_starts(std::uint32_t first, std::span<const std::uint64_t> values);
+  const log_geometry& geometry() const { return geometry_; }
+  std::string log_name() const;
+
  private:
   tx_heap(pm::pool& pool, std::uint32_t words, const log_geometry& g);
   std::uint64_t state(unsigned i) const;
@@ -69,6 +85,7 @@ class tx_heap {
   std::uint32_t words_;
   log_geometry geometry_;
   pm::region home_, log_, state_;
+  std::optional<pm::region> starts_;  // when the streams wrap
 };
 
 // Bytes the three regions take (for sizing a pool).

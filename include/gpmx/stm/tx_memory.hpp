@@ -35,6 +35,7 @@ enum tx_counter : std::uint32_t {
   count_drained,        // entries the helper warp wrote to the log
   count_log_entries,    // entries committers wrote to the log themselves
   count_occupancy_sum,  // sum over drains of the buffer's occupied entries
+  count_log_room_waits, // appends that waited for the truncator to reclaim room in a log ring
   tx_counter_count
 };
 // Buffer occupancy at each drain, in twentieths of the capacity (0-5%, ...).

@@ -1,0 +1,68 @@
+#pragma once
+// Truncation while kernels run (host code): an agent beside a launch whose
+// log streams are rings (log_geometry::wraps). Each step it reads the
+// records each writer has published as durable (tx_log::durable_end), applies
+// the unbroken run after applied_upto to the home image, makes the home
+// lines durable, then applied_upto, then moves each ring's durable start
+// past its applied records, and only then lets the writers reuse those
+// slots (tx_log::reclaimed). So the paper's invariants hold while kernels
+// run: a record reaches the home image only when every smaller one is
+// durable, and a log entry is given up only after the home image and
+// applied_upto that cover it are durable. A crash anywhere leaves what
+// tx_heap::checkpoint (recovery) repairs.
+//
+// Room and progress: a committer's ring holds its own records in sequence
+// order, so the smallest unapplied record is never stuck behind a full
+// ring. A helper warp's ring receives records in the order of the block's
+// persistence buffer, where a record may come after records with larger
+// sequence numbers; those all lie within one buffer's capacity of it, so a
+// block ring of at least the buffer's capacity plus one drain (32 entries)
+// always has room for it (tx_shape checks that).
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "gpmx/exec/agent.hpp"
+#include "gpmx/stm/log_layout.hpp"
+#include "gpmx/stm/log_scan.hpp"
+#include "gpmx/stm/tx_heap.hpp"
+
+namespace gpmx::stm {
+
+class log_truncator final : public agent {
+ public:
+  // log: the launch's view, with reclaimed and durable_end (all zero at the
+  // start of an epoch), which must stay valid while the agent is attached.
+  log_truncator(tx_heap& heap, const tx_log& log);
+  step_result step() override;
+  std::string_view name() const override { return "tx-log-truncator"; }
+
+  std::uint64_t applied() const { return applied_; }        // records applied while the launch ran
+  std::uint64_t truncations() const { return truncations_; }  // steps that gave entries back
+
+ private:
+  struct pending_record {
+    std::vector<word_write> writes;
+  };
+  struct placed {
+    std::uint32_t seq;
+    std::uint64_t end;  // the position after the record in its stream
+  };
+  bool read_published();
+  bool apply_run();
+  bool reclaim();
+
+  tx_heap& heap_;
+  tx_log log_;
+  std::string where_;  // the log, as errors name it
+  std::vector<std::uint64_t> cursor_;              // per stream: read up to
+  std::vector<std::deque<placed>> unreclaimed_;    // per stream, in stream order
+  std::unordered_map<std::uint32_t, pending_record> pending_;  // read, not applied, by seq
+  std::vector<std::uint32_t> touched_;             // home words written by the last apply
+  std::uint64_t applied_ = 0, truncations_ = 0;
+};
+
+}  // namespace gpmx::stm

@@ -1,0 +1,111 @@
+#include "gpmx/stm/log_truncator.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <fmt/format.h>
+
+#include "gpmx/pm/errors.hpp"
+#include "gpmx/support/error.hpp"
+
+namespace gpmx::stm {
+
+log_truncator::log_truncator(tx_heap& heap, const tx_log& log)
+    : heap_(heap),
+      log_(log),
+      where_(heap.log_name()),
+      cursor_(log.geometry.streams(), 0),
+      unreclaimed_(log.geometry.streams()) {
+  if (!log.geometry.wraps || log.reclaimed == nullptr || log.durable_end == nullptr)
+    throw gpmx::error(error_code::usage, "log_truncator: the log's streams do not wrap, or it has no room words");
+  const auto starts = heap.stream_starts();
+  for (std::uint32_t i = 0; i < cursor_.size(); ++i) cursor_[i] = starts.empty() ? 0 : starts[i];
+}
+
+bool log_truncator::read_published() {
+  bool any = false;
+  const log_geometry& g = log_.geometry;
+  const std::span<const log_entry> all(log_.entries.raw(), g.entries());
+  for (std::uint32_t i = 0; i < g.streams(); ++i) {
+    // Acquire: the writer's entries before its publication are visible.
+    const std::uint64_t end = std::atomic_ref<std::uint64_t>(log_.durable_end[i]).load(std::memory_order_acquire);
+    if (end <= cursor_[i]) continue;
+    log_scan got;
+    std::vector<std::uint64_t> ends;
+    const stream_read r = read_stream(all.subspan(g.stream_start(i), g.stream_entries(i)), i, cursor_[i], end, true,
+                                      log_.epoch, heap_.words(), where_, got, &ends);
+    if (!r.clean)
+      throw pm::pm_error(pm::errc::corrupt_value,
+                         fmt::format("{}: the transaction log: stream {} at position {} holds no whole record, "
+                                     "though its writer published it as durable up to {}",
+                                     where_, i, r.end, end));
+    for (std::size_t k = 0; k < got.records.size(); ++k) {
+      const scanned_record& rec = got.records[k];
+      pending_record& p = pending_[rec.seq];
+      p.writes.assign(got.writes.begin() + std::ptrdiff_t(rec.first_write),
+                      got.writes.begin() + std::ptrdiff_t(rec.first_write + rec.count));
+      unreclaimed_[i].push_back({rec.seq, ends[k]});
+    }
+    any = any || r.end != cursor_[i];
+    cursor_[i] = r.end;
+  }
+  return any;
+}
+
+bool log_truncator::apply_run() {
+  std::uint64_t upto = heap_.applied_upto();
+  const std::span<std::uint32_t> home = heap_.home();
+  touched_.clear();
+  for (;;) {
+    const auto it = pending_.find(std::uint32_t(upto + 1));
+    if (it == pending_.end()) break;
+    for (const word_write& w : it->second.writes) {
+      home[w.word] = w.value;
+      touched_.push_back(w.word);
+    }
+    pending_.erase(it);
+    ++upto;
+    ++applied_;
+  }
+  if (upto == heap_.applied_upto()) return false;
+  std::sort(touched_.begin(), touched_.end());
+  touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+  heap_.persist_home_words(touched_);  // the home image first,
+  heap_.set_applied_upto(upto);        // then how far it goes
+  return true;
+}
+
+bool log_truncator::reclaim() {
+  const std::uint64_t upto = heap_.applied_upto();
+  const auto starts = heap_.stream_starts();
+  std::vector<std::uint64_t> next(starts.begin(), starts.end());
+  std::uint32_t lo = ~0u, hi = 0;
+  for (std::uint32_t i = 0; i < unreclaimed_.size(); ++i) {
+    std::deque<placed>& q = unreclaimed_[i];
+    while (!q.empty() && q.front().seq <= upto) {
+      next[i] = q.front().end;
+      pending_.erase(q.front().seq);  // a copy applied before this launch, if any
+      q.pop_front();
+    }
+    if (next[i] != starts[i]) {
+      lo = std::min(lo, i);
+      hi = std::max(hi, i);
+    }
+  }
+  if (lo > hi) return false;
+  // The starts are durable before any writer may overwrite what lay before them.
+  heap_.set_stream_starts(lo, std::span<const std::uint64_t>(next).subspan(lo, hi - lo + 1));
+  for (std::uint32_t i = lo; i <= hi; ++i)
+    std::atomic_ref<std::uint64_t>(log_.reclaimed[i]).store(next[i], std::memory_order_release);
+  ++truncations_;
+  return true;
+}
+
+agent::step_result log_truncator::step() {
+  const bool read = read_published();
+  const bool applied = apply_run();
+  const bool reclaimed = reclaim();
+  if (read || applied || reclaimed) return step_result::progressed;
+  return pending_.empty() ? step_result::idle : step_result::waiting;
+}
+
+}  // namespace gpmx::stm
