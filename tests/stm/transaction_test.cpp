@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <optional>
 
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/exec/kernel_memory.hpp"
@@ -13,6 +14,7 @@
 #include "gpmx/stm/direct_sink.hpp"
 #include "gpmx/stm/durability.hpp"
 #include "gpmx/stm/log_scan.hpp"
+#include "gpmx/stm/log_truncator.hpp"
 #include "gpmx/stm/persist_ring.hpp"
 #include "gpmx/stm/transaction.hpp"
 #include "gpmx/stm/tx_heap.hpp"
@@ -82,7 +84,19 @@ struct rig {
                                durable = kernel_vector<std::uint32_t>(stm::durable_words(blocks * committers * per_thread), 0);
   kernel_vector<std::uint64_t> counters = kernel_vector<std::uint64_t>(blocks * stm::counters_per_block, 0);
 
-  rig() { stm::tx_heap::create(pool, words, g); }
+  // rings: every stream a ring truncated while the kernel runs, a
+  // committer's of two records, a helper's of the buffer and one drain.
+  bool rings = false;
+  kernel_vector<std::uint64_t> reclaimed, durable_end;
+
+  explicit rig(bool with_rings = false) : rings(with_rings) {
+    if (rings) {
+      g = stm::log_geometry{blocks, 64 + 32, blocks * committers, 2 * stm::record_entries(2), true};
+      reclaimed.assign(g.streams(), 0);
+      durable_end.assign(g.streams(), 0);
+    }
+    stm::tx_heap::create(pool, words, g);
+  }
 
   void run(cpu::executor& ex, bool helpers) {
     stm::tx_heap heap = stm::tx_heap::open(pool, words, g);
@@ -98,19 +112,34 @@ struct rig {
     s.persisted_prefix = &counter_words[1];
     s.counters = counters.data();
     const std::uint32_t ring = 64;
-    const args a{s, heap.log(), helpers, ring, &counter_words[3]};
+    stm::tx_log log = heap.log();
+    std::optional<stm::log_truncator> truncator;
+    std::optional<cpu::agent_attachment> attached;
+    if (rings) {
+      log.reclaimed = reclaimed.data();
+      log.durable_end = durable_end.data();
+      truncator.emplace(heap, log);
+      (void)attached.emplace(ex.attach(*truncator));
+    }
+    const args a{s, log, helpers, ring, &counter_words[3]};
     ex.launch({dim3(blocks), dim3(committers + (helpers ? 32 : 0)), helpers ? stm::ring_bytes(ring) : 0, "increments"},
               increment_kernel{}, a);
+    attached.reset();
+    if (rings) {
+      EXPECT_GT(truncator->applied(), 0u) << "rings of two records cannot hold six";
+    }
     const std::uint64_t commits = std::uint64_t(blocks) * committers * per_thread;
     EXPECT_EQ(std::accumulate(data.begin(), data.end(), std::uint64_t(0)), 2 * commits);
     EXPECT_EQ(counter_words[0], commits) << "sequence numbers taken";
     EXPECT_EQ(counter_words[3], 0u) << "durable fences that returned before the record was durable";
     // Sequence order is a serialization order: the log replayed in it
     // gives the visible words exactly.
+    // (With rings the home image holds what the truncator applied, and the
+    // log the rest.)
     const stm::log_scan scan = heap.scan();
-    EXPECT_EQ(scan.prefix, commits);
-    std::vector<std::uint32_t> replay(words, 0);
-    stm::apply_prefix(scan, replay, 0);
+    EXPECT_EQ(heap.applied_upto() + scan.prefix, commits);
+    std::vector<std::uint32_t> replay(heap.home().begin(), heap.home().end());
+    stm::apply_prefix(scan, replay, heap.applied_upto());
     EXPECT_EQ(replay, std::vector<std::uint32_t>(data.begin(), data.end()));
   }
 };
@@ -144,6 +173,22 @@ TEST_P(StmContention, ConflictsPreemptAndAbort) {
   }
   EXPECT_GT(aborts, 0u) << "768 transactions over 4 words never conflicted";
   EXPECT_GT(preemptions, 0u);
+}
+
+// The same increments with log rings truncated while the kernel runs (the
+// truncator on its own thread beside the workers in the parallel schedule).
+TEST_P(StmContention, LogRingsTruncatedWhileRunningKeepTheLogAndHomeExact) {
+  {
+    rig r(/*with_rings=*/true);
+    cpu::executor ex({.workers = 2});
+    r.run(ex, GetParam());
+  }
+  for (std::uint64_t seed : {1u, 2u}) {
+    SCOPED_TRACE(seed);
+    rig r(/*with_rings=*/true);
+    cpu::executor ex({.policy = cpu::schedule::deterministic, .seed = seed});
+    r.run(ex, GetParam());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Helpers, StmContention, testing::Values(false, true),
