@@ -4,7 +4,8 @@
 // truncator has reclaimed the entries those slots held; a stream that does
 // not wrap must simply be large enough. After a record's mark is durable
 // the writer publishes how far its stream's records are durable, the only
-// part of the ring the truncator reads.
+// part of the ring the truncator reads. Both words are shared with a host
+// agent, hence system scope.
 #include <cstdint>
 
 #include "gpmx/exec/memory_scope.hpp"
@@ -26,15 +27,15 @@ GPMX_HD void wait_for_room(Ctx& t, const tx_shared& s, const tx_log& log, std::u
     return;
   }
   const std::uint64_t* reclaimed = &log.reclaimed[stream];
-  if (pos + n - t.atomic_load(reclaimed, memory_order::acquire, scope::device) <= size) return;
+  if (pos + n - t.atomic_load(reclaimed, memory_order::acquire, scope::system) <= size) return;
   count(t, s, count_log_room_waits);
-  t.spin_wait([&] { return pos + n - t.atomic_load(reclaimed, memory_order::acquire, scope::device) <= size; });
+  t.spin_wait([&] { return pos + n - t.atomic_load(reclaimed, memory_order::acquire, scope::system) <= size; });
 }
 
 // Stream i's records up to position end are durable.
 template <class Ctx>
 GPMX_HD void publish_durable_end(Ctx& t, const tx_log& log, std::uint32_t stream, std::uint64_t end) {
-  if (log.durable_end != nullptr) t.atomic_store(&log.durable_end[stream], end, memory_order::release, scope::device);
+  if (log.durable_end != nullptr) t.atomic_store(&log.durable_end[stream], end, memory_order::release, scope::system);
 }
 
 }  // namespace gpmx::stm
