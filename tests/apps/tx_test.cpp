@@ -211,10 +211,11 @@ TEST(TxTruncation, KillsAtRandomPointsRecoverWithRings) {
       ASSERT_FALSE(whole.failed) << whole.error;
       ASSERT_GT(whole.points, 1u);
       std::mt19937_64 rng(helpers * 104729 + std::string(name).size());
-      // The truncator's steps are crash points too, and how many it takes
-      // depends on timing: a point near the end of one run may not come in
-      // the next, so the kills are drawn from the first 90%.
-      const std::uint64_t reachable = std::max<std::uint64_t>(1, whole.points * 9 / 10);
+      // The truncator's steps are crash points too (about a tenth of them),
+      // and how many it takes depends on timing: fewer, larger steps on a
+      // loaded machine. A point near the end of one run may not come in the
+      // next, so the kills are drawn from the first 60%.
+      const std::uint64_t reachable = std::max<std::uint64_t>(1, whole.points * 6 / 10);
       for (unsigned i = 0; i < 6; ++i) {
         const std::uint64_t at = 1 + rng() % reachable;
         SCOPED_TRACE("crash after " + std::to_string(at) + " of " + std::to_string(whole.points));
