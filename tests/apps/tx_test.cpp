@@ -114,44 +114,51 @@ TEST(TxBvh, TooFewCommittersAreRefusedByName) {
   }
 }
 
+// SIGKILL at random crash points of a whole run (drawn from its first
+// `reachable` share of points), half the time a recovery killed too, then
+// recovery and verify, each in a fresh process.
+void kill_recover_verify(workload_harness& h, const apps::params& p, std::uint64_t seed, double reachable = 1.0) {
+  const auto in_child = [&](std::uint64_t at, auto&& step) {
+    return apps::run_in_child(at, [&] {
+      cpu::executor ex({.workers = 2});
+      step(apps::env{ex, h.dir.path(), pm::durability::msync});
+    });
+  };
+  const auto run = [&](std::uint64_t at) { return in_child(at, [&](const apps::env& e) { h.w.run(e, p, apps::style::epoch); }); };
+  const apps::child_outcome whole = run(0);
+  ASSERT_FALSE(whole.failed) << whole.error;
+  ASSERT_GT(whole.points, 1u);
+  const std::uint64_t points = std::max<std::uint64_t>(1, std::uint64_t(double(whole.points) * reachable));
+  std::mt19937_64 rng(seed);
+  for (unsigned i = 0; i < 6; ++i) {
+    const std::uint64_t at = 1 + rng() % points;
+    SCOPED_TRACE("crash after " + std::to_string(at) + " of " + std::to_string(whole.points));
+    const apps::child_outcome r = run(at);
+    ASSERT_FALSE(r.failed) << r.error;
+    ASSERT_TRUE(r.killed);
+    if (i % 2 == 1) {
+      const apps::child_outcome rc = in_child(1 + rng() % 64, [&](const apps::env& e) { (void)h.w.recover(e); });
+      ASSERT_FALSE(rc.failed) << rc.error;
+    }
+    const apps::child_outcome rc = in_child(0, [&](const apps::env& e) { (void)h.w.recover(e); });
+    ASSERT_FALSE(rc.failed) << rc.error;
+    const apps::child_outcome v = in_child(0, [&](const apps::env& e) {
+      const apps::verify_report rep = h.w.verify(e);
+      if (!rep.ok) throw std::runtime_error("verify: " + rep.detail);
+    });
+    ASSERT_FALSE(v.failed) << v.error;
+  }
+}
+
 // The registry-wide crash suite runs the benchmarks with their default
-// (helpers on); here helpers off and adaptive: SIGKILL at random crash
-// points, half the time a recovery killed too, then recovery and verify.
+// (helpers on); here helpers off and adaptive.
 TEST(TxCrash, HelpersOffAndAdaptiveRecoverFromKillsAtRandomPoints) {
   for (const char* name : {"tx-atm", "tx-hash", "tx-bvh"})
     for (std::uint64_t helpers : {0, 2}) {
       SCOPED_TRACE(std::string(name) + " helpers=" + std::to_string(helpers));
       workload_harness h(name);
-      const apps::params p = h.with({{"helpers", helpers}});
-      const auto in_child = [&](std::uint64_t at, auto&& step) {
-        return apps::run_in_child(at, [&] {
-          cpu::executor ex({.workers = 2});
-          step(apps::env{ex, h.dir.path(), pm::durability::msync});
-        });
-      };
-      const auto run = [&](std::uint64_t at) { return in_child(at, [&](const apps::env& e) { h.w.run(e, p, apps::style::epoch); }); };
-      const apps::child_outcome whole = run(0);
-      ASSERT_FALSE(whole.failed) << whole.error;
-      ASSERT_GT(whole.points, 1u);
-      std::mt19937_64 rng(helpers * 7919 + std::string(name).size());
-      for (unsigned i = 0; i < 6; ++i) {
-        const std::uint64_t at = 1 + rng() % whole.points;
-        SCOPED_TRACE("crash after " + std::to_string(at) + " of " + std::to_string(whole.points));
-        const apps::child_outcome r = run(at);
-        ASSERT_FALSE(r.failed) << r.error;
-        ASSERT_TRUE(r.killed);
-        if (i % 2 == 1) {
-          const apps::child_outcome rc = in_child(1 + rng() % 64, [&](const apps::env& e) { (void)h.w.recover(e); });
-          ASSERT_FALSE(rc.failed) << rc.error;
-        }
-        const apps::child_outcome rc = in_child(0, [&](const apps::env& e) { (void)h.w.recover(e); });
-        ASSERT_FALSE(rc.failed) << rc.error;
-        const apps::child_outcome v = in_child(0, [&](const apps::env& e) {
-          const apps::verify_report rep = h.w.verify(e);
-          if (!rep.ok) throw std::runtime_error("verify: " + rep.detail);
-        });
-        ASSERT_FALSE(v.failed) << v.error;
-      }
+      kill_recover_verify(h, h.with({{"helpers", helpers}}), helpers * 7919 + std::string(name).size());
+      if (testing::Test::HasFatalFailure()) return;
     }
 }
 
@@ -193,47 +200,19 @@ TEST(TxTruncation, ARingTooSmallToMakeProgressIsRefusedByName) {
 }
 
 // SIGKILL anywhere, the truncator's steps included, with recovery killed
-// too half the time: recovery reads each ring from its durable start.
+// too half the time: recovery reads each ring from its durable start. The
+// truncator's steps are crash points too (about a tenth of them), and how
+// many it takes depends on timing: fewer, larger steps on a loaded
+// machine. A point near the end of one run may not come in the next, so
+// the kills are drawn from the first 60%.
 TEST(TxTruncation, KillsAtRandomPointsRecoverWithRings) {
   for (const char* name : {"tx-atm", "tx-bvh"})
     for (std::uint64_t helpers : {0, 1}) {
       SCOPED_TRACE(std::string(name) + " helpers=" + std::to_string(helpers));
       workload_harness h(name);
       const apps::params p = h.with({{"helpers", helpers}, {"ring", 64}, {"log_entries", helpers == 0 ? 12 : 96}});
-      const auto in_child = [&](std::uint64_t at, auto&& step) {
-        return apps::run_in_child(at, [&] {
-          cpu::executor ex({.workers = 2});
-          step(apps::env{ex, h.dir.path(), pm::durability::msync});
-        });
-      };
-      const auto run = [&](std::uint64_t at) { return in_child(at, [&](const apps::env& e) { h.w.run(e, p, apps::style::epoch); }); };
-      const apps::child_outcome whole = run(0);
-      ASSERT_FALSE(whole.failed) << whole.error;
-      ASSERT_GT(whole.points, 1u);
-      std::mt19937_64 rng(helpers * 104729 + std::string(name).size());
-      // The truncator's steps are crash points too (about a tenth of them),
-      // and how many it takes depends on timing: fewer, larger steps on a
-      // loaded machine. A point near the end of one run may not come in the
-      // next, so the kills are drawn from the first 60%.
-      const std::uint64_t reachable = std::max<std::uint64_t>(1, whole.points * 6 / 10);
-      for (unsigned i = 0; i < 6; ++i) {
-        const std::uint64_t at = 1 + rng() % reachable;
-        SCOPED_TRACE("crash after " + std::to_string(at) + " of " + std::to_string(whole.points));
-        const apps::child_outcome r = run(at);
-        ASSERT_FALSE(r.failed) << r.error;
-        ASSERT_TRUE(r.killed);
-        if (i % 2 == 1) {
-          const apps::child_outcome rc = in_child(1 + rng() % 8, [&](const apps::env& e) { (void)h.w.recover(e); });
-          ASSERT_FALSE(rc.failed) << rc.error;
-        }
-        const apps::child_outcome rc = in_child(0, [&](const apps::env& e) { (void)h.w.recover(e); });
-        ASSERT_FALSE(rc.failed) << rc.error;
-        const apps::child_outcome v = in_child(0, [&](const apps::env& e) {
-          const apps::verify_report rep = h.w.verify(e);
-          if (!rep.ok) throw std::runtime_error("verify: " + rep.detail);
-        });
-        ASSERT_FALSE(v.failed) << v.error;
-      }
+      kill_recover_verify(h, p, helpers * 104729 + std::string(name).size(), 0.6);
+      if (testing::Test::HasFatalFailure()) return;
     }
 }
 
