@@ -29,21 +29,23 @@ bool log_truncator::read_published() {
     // Acquire: the writer's entries before its publication are visible.
     const std::uint64_t end = std::atomic_ref<std::uint64_t>(log_.durable_end[i]).load(std::memory_order_acquire);
     if (end <= cursor_[i]) continue;
-    log_scan got;
-    std::vector<std::uint64_t> ends;
+    got_.records.clear();
+    got_.writes.clear();
+    ends_.clear();
     const stream_read r = read_stream(all.subspan(g.stream_start(i), g.stream_entries(i)), i, cursor_[i], end, true,
-                                      log_.epoch, heap_.words(), where_, got, &ends);
+                                      log_.epoch, heap_.words(), where_, got_, &ends_);
     if (!r.clean)
       throw pm::pm_error(pm::errc::corrupt_value,
                          fmt::format("{}: the transaction log: stream {} at position {} holds no whole record, "
                                      "though its writer published it as durable up to {}",
                                      where_, i, r.end, end));
-    for (std::size_t k = 0; k < got.records.size(); ++k) {
-      const scanned_record& rec = got.records[k];
+    for (std::size_t k = 0; k < got_.records.size(); ++k) {
+      const scanned_record& rec = got_.records[k];
       pending_record& p = pending_[rec.seq];
-      p.writes.assign(got.writes.begin() + std::ptrdiff_t(rec.first_write),
-                      got.writes.begin() + std::ptrdiff_t(rec.first_write + rec.count));
-      unreclaimed_[i].push_back({rec.seq, ends[k]});
+      p.stream = i;
+      p.writes.assign(got_.writes.begin() + std::ptrdiff_t(rec.first_write),
+                      got_.writes.begin() + std::ptrdiff_t(rec.first_write + rec.count));
+      unreclaimed_[i].push_back({rec.seq, ends_[k]});
     }
     any = any || r.end != cursor_[i];
     cursor_[i] = r.end;
@@ -55,6 +57,7 @@ bool log_truncator::apply_run() {
   std::uint64_t upto = heap_.applied_upto();
   const std::span<std::uint32_t> home = heap_.home();
   touched_.clear();
+  applied_streams_.clear();
   for (;;) {
     const auto it = pending_.find(std::uint32_t(upto + 1));
     if (it == pending_.end()) break;
@@ -62,6 +65,7 @@ bool log_truncator::apply_run() {
       home[w.word] = w.value;
       touched_.push_back(w.word);
     }
+    applied_streams_.push_back(it->second.stream);
     pending_.erase(it);
     ++upto;
     ++applied_;
@@ -74,28 +78,34 @@ bool log_truncator::apply_run() {
   return true;
 }
 
+// Only the streams whose records the last apply took can move (a ring's
+// front record is reclaimable only once applied), so a step costs what it
+// applied, not the number of streams.
 bool log_truncator::reclaim() {
   const std::uint64_t upto = heap_.applied_upto();
-  const auto starts = heap_.stream_starts();
-  std::vector<std::uint64_t> next(starts.begin(), starts.end());
-  std::uint32_t lo = ~0u, hi = 0;
-  for (std::uint32_t i = 0; i < unreclaimed_.size(); ++i) {
+  std::sort(applied_streams_.begin(), applied_streams_.end());
+  applied_streams_.erase(std::unique(applied_streams_.begin(), applied_streams_.end()), applied_streams_.end());
+  moved_.clear();
+  moved_to_.clear();
+  for (const std::uint32_t i : applied_streams_) {
     std::deque<placed>& q = unreclaimed_[i];
+    std::uint64_t next = 0;
+    bool moved = false;
     while (!q.empty() && q.front().seq <= upto) {
-      next[i] = q.front().end;
-      pending_.erase(q.front().seq);  // a copy applied before this launch, if any
+      next = q.front().end;
+      moved = true;
       q.pop_front();
     }
-    if (next[i] != starts[i]) {
-      lo = std::min(lo, i);
-      hi = std::max(hi, i);
+    if (moved) {
+      moved_.push_back(i);
+      moved_to_.push_back(next);
     }
   }
-  if (lo > hi) return false;
+  if (moved_.empty()) return false;
   // The starts are durable before any writer may overwrite what lay before them.
-  heap_.set_stream_starts(lo, std::span<const std::uint64_t>(next).subspan(lo, hi - lo + 1));
-  for (std::uint32_t i = lo; i <= hi; ++i)
-    std::atomic_ref<std::uint64_t>(log_.reclaimed[i]).store(next[i], std::memory_order_release);
+  heap_.set_stream_starts(moved_, moved_to_);
+  for (std::size_t k = 0; k < moved_.size(); ++k)
+    std::atomic_ref<std::uint64_t>(log_.reclaimed[moved_[k]]).store(moved_to_[k], std::memory_order_release);
   ++truncations_;
   return true;
 }

@@ -89,23 +89,39 @@ std::span<const std::uint64_t> tx_heap::stream_starts() const {
   return starts_->as<const std::uint64_t>().first(geometry_.streams());
 }
 
-void tx_heap::persist_home_words(std::span<const std::uint32_t> sorted_words) {
+namespace {
+// Persists the lines of the sorted element indices of region r (elements
+// of `bytes` each) as one group, through the pool's domain.
+void persist_elements(const pm::region& r, std::span<const std::uint32_t> sorted, std::uint32_t bytes) {
   std::vector<std::uintptr_t> lines;
-  const auto* base = reinterpret_cast<const std::byte*>(home_.data());
-  for (std::uint32_t w : sorted_words) {
-    const std::uintptr_t line = reinterpret_cast<std::uintptr_t>(base + std::uint64_t(w) * 4) / persist_line_bytes;
+  const auto* base = reinterpret_cast<const std::byte*>(r.data());
+  for (std::uint32_t i : sorted) {
+    const std::uintptr_t line = reinterpret_cast<std::uintptr_t>(base + std::uint64_t(i) * bytes) / persist_line_bytes;
     if (lines.empty() || lines.back() != line) lines.push_back(line);
   }
-  if (!lines.empty()) home_.domain()->persist_lines(lines.data(), lines.size());
+  if (!lines.empty()) r.domain()->persist_lines(lines.data(), lines.size());
+}
+}  // namespace
+
+void tx_heap::persist_home_words(std::span<const std::uint32_t> sorted_words) {
+  persist_elements(home_, sorted_words, 4);
   crash_trigger::point();
 }
 
 void tx_heap::set_applied_upto(std::uint64_t seq) { set_state(0, seq); }
 
-void tx_heap::set_stream_starts(std::uint32_t first, std::span<const std::uint64_t> values) {
-  if (values.empty() || !starts_) return;
-  std::memcpy(starts_->data() + std::uint64_t(first) * 8, values.data(), values.size_bytes());
-  starts_->persist(std::uint64_t(first) * 8, values.size_bytes());
+void tx_heap::set_stream_starts(std::span<const std::uint32_t> sorted_streams, std::span<const std::uint64_t> values) {
+  if (sorted_streams.empty() || !starts_) return;
+  std::uint64_t* starts = starts_->as<std::uint64_t>().data();
+  for (std::size_t k = 0; k < sorted_streams.size(); ++k) starts[sorted_streams[k]] = values[k];
+  persist_elements(*starts_, sorted_streams, 8);
+  crash_trigger::point();
+}
+
+void tx_heap::reset_stream_starts() {
+  if (!starts_) return;
+  std::memset(starts_->data(), 0, starts_->size());
+  starts_->persist();
   crash_trigger::point();
 }
 
@@ -120,6 +136,7 @@ checkpoint_report tx_heap::checkpoint(bool truncate_first) {
   r.applied_upto = upto;
   if (truncate_first) {  // the seeded bug: the log is gone before the home image is durable
     set_state(0, upto);
+    if (geometry_.wraps) reset_stream_starts();
     set_state(1, epoch() + 1);
     home_.persist();
     crash_trigger::point();
@@ -130,10 +147,7 @@ checkpoint_report tx_heap::checkpoint(bool truncate_first) {
   if (upto != applied_upto()) set_state(0, upto);
   // Rings start over at position 0 in the next epoch: durable before the
   // epoch moves on, so no launch writes from 0 while the starts say otherwise.
-  if (geometry_.wraps) {
-    const std::vector<std::uint64_t> zeros(geometry_.streams(), 0);
-    set_stream_starts(0, zeros);
-  }
+  if (geometry_.wraps) reset_stream_starts();
   set_state(1, epoch() + 1);
   return r;
 }

@@ -45,6 +45,7 @@ class log_truncator final : public agent {
 
  private:
   struct pending_record {
+    std::uint32_t stream;
     std::vector<word_write> writes;
   };
   struct placed {
@@ -62,6 +63,11 @@ class log_truncator final : public agent {
   std::vector<std::deque<placed>> unreclaimed_;    // per stream, in stream order
   std::unordered_map<std::uint32_t, pending_record> pending_;  // read, not applied, by seq
   std::vector<std::uint32_t> touched_;             // home words written by the last apply
+  std::vector<std::uint32_t> applied_streams_;     // streams whose records the last apply took
+  log_scan got_;                                    // reading buffers, reused
+  std::vector<std::uint64_t> ends_;
+  std::vector<std::uint32_t> moved_;               // streams whose start moved
+  std::vector<std::uint64_t> moved_to_;
   std::uint64_t applied_ = 0, truncations_ = 0;
 };
 

@@ -67,12 +67,13 @@ class tx_heap {
   // Truncation while kernels run (log_truncator.hpp), each step durable
   // and a crash point: the lines of the home words given (sorted) persisted
   // through the pool's domain (as a kernel's persist: a write throttle
-  // charges them); applied_upto set; stream starts [first, first +
-  // values.size()) set.
+  // charges them); applied_upto set; the starts of the given streams
+  // (sorted) set, or of every stream.
   void persist_home_words(std::span<const std::uint32_t> sorted_words);
   void set_applied_upto(std::uint64_t seq);
   std::span<const std::uint64_t> stream_starts() const;
-  void set_stream_starts(std::uint32_t first, std::span<const std::uint64_t> values);
+  void set_stream_starts(std::span<const std::uint32_t> sorted_streams, std::span<const std::uint64_t> values);
+  void reset_stream_starts();
   const log_geometry& geometry() const { return geometry_; }
   std::string log_name() const;
 
