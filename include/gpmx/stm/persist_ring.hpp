@@ -37,7 +37,7 @@ GPMX_HD constexpr std::size_t ring_bytes(std::uint32_t capacity) {
 
 // Adaptive switching: how often the helper warp refreshes its block's copy
 // of the global switch: every this many drains while the ring is busy, and
-// after this many tries of its wait while the ring is empty.
+// every this many tries of its wait while the ring is empty.
 inline constexpr std::uint32_t switch_refresh_drains = 16;
 inline constexpr std::uint32_t switch_refresh_tries = 8;
 
@@ -163,7 +163,7 @@ GPMX_HD void persist_batch(Ctx& t, const pm::pm_span<log_entry>& stream, std::ui
 // The helper warp's loop: every lane of the block's last warp calls it.
 // Returns when every committer of the block is done and the ring is empty.
 // adaptive: the helper also keeps the block's copy of the switch fresh
-// (persist_ring::refresh_switch), waking from an empty ring to do so.
+// (persist_ring::refresh_switch).
 template <class Ctx>
 GPMX_HD void drain_ring(Ctx& t, const tx_shared& s, const persist_ring& r, const tx_log& log, persist_style style,
                         bool adaptive = false) {
@@ -181,31 +181,21 @@ GPMX_HD void drain_ring(Ctx& t, const tx_shared& s, const persist_ring& r, const
     if (adaptive && lane == 0 && drains_since_refresh++ % switch_refresh_drains == 0) r.refresh_switch(t, s.helpers_on);
     const std::uint32_t head = t.atomic_load(&r.control[1], memory_order::acquire, scope::block);
     const std::uint32_t* first = &r.kinds[head % r.capacity];
-    const auto ended = [&] {
-      return t.atomic_load(&r.control[2], memory_order::acquire, scope::block) == committers &&
-             t.atomic_load(&r.control[0], memory_order::acquire, scope::block) == head;
-    };
-    // Work, or the end: every committer done and nothing reserved; for an
-    // adaptive helper also a few tries, then a refresh of the switch.
+    // Work, or the end: every committer done and nothing reserved. An
+    // adaptive helper's lane 0 also refreshes the block's copy of the
+    // switch every few tries of the wait: inside the condition, so that a
+    // helper waiting on an empty ring still counts as spinning (a kernel
+    // whose every thread spins is reported as deadlocked, not left to hang).
     std::uint32_t tries = 0;
     t.spin_wait([&] {
-      return t.atomic_load(first, memory_order::acquire, scope::block) != entry_clean || ended() ||
-             (adaptive && ++tries >= switch_refresh_tries);
+      if (adaptive && lane == 0 && ++tries % switch_refresh_tries == 0) r.refresh_switch(t, s.helpers_on);
+      return t.atomic_load(first, memory_order::acquire, scope::block) != entry_clean ||
+             (t.atomic_load(&r.control[2], memory_order::acquire, scope::block) == committers &&
+              t.atomic_load(&r.control[0], memory_order::acquire, scope::block) == head);
     });
-    if (adaptive && !style.faults.drain_past_clean) {
-      // Lane 0 decides for the warp (a lane whose wait timed out may see
-      // the ring empty where another saw an entry arrive).
-      const std::uint32_t idle = t.shfl(
-          0xffffffffu, t.atomic_load(first, memory_order::acquire, scope::block) == entry_clean ? 1u : 0u, 0);
-      if (idle != 0u) {
-        if (t.shfl(0xffffffffu, ended() ? 1u : 0u, 0) != 0u) return;
-        drains_since_refresh = 0;  // refresh at the top of the loop
-        continue;
-      }
-    } else if (t.atomic_load(first, memory_order::acquire, scope::block) == entry_clean &&
-               !style.faults.drain_past_clean) {
+    if (t.atomic_load(first, memory_order::acquire, scope::block) == entry_clean &&
+        !style.faults.drain_past_clean)
       return;
-    }
     const std::uint32_t slot = (head + lane) % r.capacity;
     std::uint32_t kind = lane < r.capacity ? t.atomic_load(&r.kinds[slot], memory_order::acquire, scope::block)
                                            : std::uint32_t(entry_clean);
