@@ -35,12 +35,15 @@ class direct_sink {
     const bool sbrp = style_.order == pm::ordering::sbrp;
     const bool careless = style_.faults.mark_with_records;
     auto v = stream_.bind(t);
+    // One division per record, not per entry: the slot wraps at the ring's end.
+    std::uint64_t slot = pos_ % size;
     for (std::uint32_t i = 0; i + 1 < n; ++i) {
-      v[(pos_ + i) % size] = i == 0 ? make_header(r.seq, r.count) : make_data(r.words[i - 1], r.values[i - 1]);
+      v[slot] = i == 0 ? make_header(r.seq, r.count) : make_data(r.words[i - 1], r.values[i - 1]);
       if (!sbrp && !careless) t.gpm_persist();
+      if (++slot == size) slot = 0;
     }
     if (sbrp && !careless) t.ofence();
-    v[(pos_ + n - 1) % size] = make_mark(r.seq, mark_check(epoch_, make_header(r.seq, r.count)));
+    v[slot] = make_mark(r.seq, mark_check(epoch_, make_header(r.seq, r.count)));
     persist_own(t, style_);
     note_durable(t, s_, r.seq);
     pos_ += n;
