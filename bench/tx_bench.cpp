@@ -3,16 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
 #include "common/registry.hpp"
 #include "pmemobj_atm.hpp"
+#include "tx_calibrate.hpp"
+#include "tx_runs.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/exec/errors.hpp"
-#include "gpmx/pm/pool_identity.hpp"
-#include "gpmx/sim/canonical_memory.hpp"
-#include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 
 namespace gpmx::bench {
@@ -42,71 +43,7 @@ const tx_config& config_named(const std::string& name) {
                                           fmt::join(tx_bench_configs(), ", ")));
 }
 
-double figure(const apps::run_report& r, const std::string& name) {
-  for (const auto& [n, v] : r.figures)
-    if (n == name) return v;
-  throw std::logic_error(fmt::format("bench tx: the run reported no figure {}", name));
-}
-
-std::string bandwidth_label(std::uint64_t mbps) {
-  if (mbps == 0) return "native";
-  if (mbps % 1000 == 0) return fmt::format("{}GBps", mbps / 1000);
-  return fmt::format("{}MBps", mbps);
-}
-
 constexpr const char* mode_names[] = {"off", "on", "adaptive"};
-
-// One run of a row: its report, its time, and B's two phases apart.
-struct one_run {
-  apps::run_report report;
-  double ns = 0, construction_s = 0, reduction_s = 0;
-  double nvram_bytes = 0;  // written to NVRAM: charged by the throttle, or the NVM model's
-};
-
-// One run on the cpu executor, or with its kernels on o.gpu: NVRAM bytes
-// are the throttle's charge on the cpu, the kernels' PM stores on the GPU.
-one_run run_on_cpu_or_gpu(const tx_bench_options& o, apps::workload& w, const std::filesystem::path& dir,
-                          const apps::params& p) {
-  cpu::executor ex({.workers = o.workers});
-  const std::uint64_t stored_before = o.gpu ? gpu_session::kernel_pm_store_bytes() : 0;
-  one_run r{w.run({launch_target(ex, o.gpu), dir, pm::durability::none}, p, apps::style::epoch)};
-  r.ns = r.report.seconds * 1e9;
-  r.nvram_bytes = o.gpu ? double(gpu_session::kernel_pm_store_bytes() - stored_before)
-                        : figure(r.report, "nvram_bytes_charged");
-  if (w.name() == "tx-bvh") {
-    r.construction_s = figure(r.report, "construction_seconds");
-    r.reduction_s = figure(r.report, "reduction_seconds");
-  }
-  return r;
-}
-
-// The timed mode: simulated kernel time on o.timed with NVM writes at bw.
-// Pool identities and kernel memory placement are fixed, as in gpmx sim,
-// so a row times the same in every run.
-one_run run_timed(const tx_bench_options& o, apps::workload& w, const std::filesystem::path& dir,
-                  const apps::params& p, std::uint64_t bw_mbps) {
-  sim::sim_config c = *o.timed;
-  if (bw_mbps != 0) c.nvm.write_gbs = double(bw_mbps) / 1000.0;
-  sim::validate(c);
-  sim::gpu_model gpu(c);
-  one_run r;
-  {
-    const pm::deterministic_pool_identity identity(p.at("seed"));
-    const sim::canonical_kernel_memory placement;
-    cpu::executor ex({.policy = cpu::schedule::timed, .seed = p.at("seed"), .timing = &gpu});
-    r.report = w.run({ex, dir, pm::durability::none}, p, apps::style::epoch);
-  }
-  r.ns = double(gpu.totals().kernel_time()) / 1000.0;
-  r.nvram_bytes = double(gpu.memory().stats().nvm_write_bytes);
-  if (w.name() == "tx-bvh") {  // launch 0 builds, launch 1 reduces
-    const auto& l = gpu.totals().launches;
-    if (l.size() != 2)
-      throw std::logic_error(fmt::format("bench tx: tx-bvh made {} launches in the timed mode, expected 2", l.size()));
-    r.construction_s = double(l[0].end - l[0].start) * 1e-12;
-    r.reduction_s = double(l[1].end - l[1].start) * 1e-12;
-  }
-  return r;
-}
 
 // libpmemobj doing the same transfers, and gpmx with cache-line flushes.
 void baseline_rows(const tx_bench_options& o, const tx_config& c, apps::workload& w, const scratch_dir& scratch,
@@ -189,9 +126,21 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
         throw config_error(fmt::format("bench tx: --nvram-mbps {} throttles host persists; on the GPU the kernels' "
                                        "stores cross PCIe unthrottled (--nvram-mbps 0)",
                                        bw));
+  if (o.calibrate_only && !o.calibrate) throw std::logic_error("bench tx: calibrate_only without calibrate");
+  if (o.calibrate && o.threshold_mbps != 0)
+    throw config_error("bench tx: --calibrate finds the adaptive rows' threshold; it cannot also be given (--threshold-mbps)");
   const unsigned repeat = o.timed ? 1 : o.repeat;  // the timed schedule is deterministic
-  scratch_dir scratch(o.directory, "bench-tx");
   std::vector<result> rows;
+  // Each bandwidth's calibrated threshold in MB/s; a never-reached one
+  // where helpers never won.
+  std::map<std::uint64_t, std::uint64_t> calibrated;
+  if (o.calibrate)
+    for (const std::uint64_t bw : o.bandwidths_mbps) {
+      const std::optional<double> t = calibrate_threshold(o, bw, rows);
+      calibrated[bw] = t ? std::uint64_t(std::llround(*t)) : std::numeric_limits<std::uint32_t>::max();
+    }
+  if (o.calibrate_only) return rows;
+  scratch_dir scratch(o.directory, "bench-tx");
   for (const std::string& cname : o.configs) {
     const tx_config& c = config_named(cname);
     apps::workload& w = apps::find_workload(c.workload);
@@ -203,40 +152,41 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
         given["helpers"] = m;
         given["nvram_mbps"] = o.timed ? 0 : bw;  // timed: the NVM model is the bandwidth
         if (o.threshold_mbps != 0) given["threshold_mbps"] = o.threshold_mbps;
+        if (o.calibrate) given["threshold_mbps"] = std::max<std::uint64_t>(1, calibrated.at(bw));
         const apps::params p = apps::resolve_params(w, given);
         if (o.progress)
-          o.progress(fmt::format("{} ({}) at {}, helpers {}", c.name, c.workload, bandwidth_label(bw), mode_names[m]));
+          o.progress(fmt::format("{} ({}) at {}, helpers {}", c.name, c.workload, tx_bandwidth_label(bw), mode_names[m]));
         std::vector<double> runs;
-        one_run last;
+        tx_run last;
         for (unsigned k = 0; k < repeat; ++k) {
-          last = o.timed ? run_timed(o, w, scratch / c.name, p, bw) : run_on_cpu_or_gpu(o, w, scratch / c.name, p);
+          last = run_tx_once(o, w, scratch / c.name, p, bw);
           runs.push_back(last.ns);
         }
         const apps::run_report& rep = last.report;
-        result r = make_result(fmt::format("tx_{}_{}_{}", c.name, bandwidth_label(bw), mode_names[m]), runs,
+        result r = make_result(fmt::format("tx_{}_{}_{}", c.name, tx_bandwidth_label(bw), mode_names[m]), runs,
                                fmt::format("{} {} ({}), NVRAM {}, helpers {}{}", rep.operations, rep.unit, c.workload,
-                                           bandwidth_label(bw), mode_names[m],
+                                           tx_bandwidth_label(bw), mode_names[m],
                                            o.timed ? fmt::format(", simulated on {}", o.timed->name)
                                            : o.gpu ? fmt::format(", on {}", o.gpu->description())
                                                    : ""));
-        const double commits = figure(rep, "commits");
+        const double commits = tx_figure(rep, "commits");
         r.metrics["tx_per_s"] = r.median_ns > 0 ? double(rep.operations) / (r.median_ns * 1e-9) : 0;
         r.metrics["nvram_mbps"] = double(bw);
-        r.metrics["aborts_per_commit"] = commits > 0 ? figure(rep, "aborts") / commits : 0;
+        r.metrics["aborts_per_commit"] = commits > 0 ? tx_figure(rep, "aborts") / commits : 0;
         r.metrics[o.gpu ? "pm_bytes_per_tx" : "nvram_bytes_per_tx"] = commits > 0 ? last.nvram_bytes / commits : 0;
         if (c.workload == "tx-bvh") {  // the paper reports B (construction) and R (reduction) apart
           r.metrics["construction_s"] = last.construction_s;
           r.metrics["reduction_s"] = last.reduction_s;
         }
         if (m != 0) {
-          r.metrics["median_occupancy"] = figure(rep, "median_occupancy");
-          r.metrics["mean_occupancy"] = figure(rep, "mean_occupancy");
-          r.metrics["ring_full_waits"] = figure(rep, "ring_full_waits");
+          r.metrics["median_occupancy"] = tx_figure(rep, "median_occupancy");
+          r.metrics["mean_occupancy"] = tx_figure(rep, "mean_occupancy");
+          r.metrics["ring_full_waits"] = tx_figure(rep, "ring_full_waits");
         }
         if (m == 2) {
-          r.metrics["helper_switches"] = figure(rep, "helper_switches");
-          const double slices = figure(rep, "monitor_slices");
-          r.metrics["share_of_slices_on"] = slices > 0 ? figure(rep, "monitor_slices_on") / slices : 0;
+          r.metrics["helper_switches"] = tx_figure(rep, "helper_switches");
+          const double slices = tx_figure(rep, "monitor_slices");
+          r.metrics["share_of_slices_on"] = slices > 0 ? tx_figure(rep, "monitor_slices_on") / slices : 0;
           r.metrics["threshold_mbps"] = double(p.at("threshold_mbps"));
         }
         median_s[mode_names[m]] = r.median_ns;

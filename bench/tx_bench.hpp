@@ -29,6 +29,9 @@
 // with nvm.write_gbs set to the row's bandwidth (no wall-clock throttle):
 // the times are simulated kernel time, one run each (the timed schedule is
 // deterministic), and there are no baseline rows.
+// With `calibrate`, each bandwidth's rows start with the threshold's
+// calibration (calibrate_<bw>_<threads>t, calibrate_<bw>_threshold:
+// tx_calibrate.hpp), and its adaptive rows switch at that threshold.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -54,6 +57,10 @@ struct tx_bench_options {
   // default, the paper's 200). Scale it with the bandwidths when they are
   // scaled to the executor's speed.
   std::uint64_t threshold_mbps = 0;
+  // Calibrate the threshold at each bandwidth first (tx_calibrate.hpp, the
+  // paper's write-pressure test) and give it to that bandwidth's adaptive
+  // rows; with calibrate_only, nothing but the calibration rows.
+  bool calibrate = false, calibrate_only = false;
   bool small = false;    // the workloads' small_params (tests), else the paper's sizes
   unsigned workers = 0;  // executor workers; 0: the default
   bool baseline = true;  // the libpmemobj rows for the ATM configurations (when built with it)

@@ -1,6 +1,5 @@
 #include "tx/tx_runner.hpp"
 
-#include <algorithm>
 #include <atomic>
 
 namespace gpmx::apps::tx {

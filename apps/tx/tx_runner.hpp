@@ -30,9 +30,17 @@ struct tx_stats {
   std::uint64_t applied_while_running = 0, truncations_while_running = 0;  // by the truncator
   double kernel_seconds = 0, checkpoint_seconds = 0;
   std::vector<double> launch_seconds;  // each batch's kernel
+  // Adaptive: the monitor's slices of each launch but its first and last
+  // (the warm-up and the ending, which the paper's threshold measurement
+  // drops): their bytes and seconds in all.
+  double steady_bytes = 0, steady_seconds = 0;
   // The median occupancy of the buffer at a drain, as a share of its
   // capacity (the middle of the twentieth the median drain falls in); -1 without drains.
   double median_occupancy() const;
+  // The persistence bandwidth over those slices in MB/s; -1 without any.
+  double steady_persist_mbps() const {
+    return steady_seconds > 0 ? steady_bytes / steady_seconds / 1e6 : -1;
+  }
 };
 
 // The device-memory side of a run.
@@ -87,6 +95,7 @@ tx_stats run_batches(const env& e, stm::tx_heap& heap, const tx_shape& s, style 
   double kernel_s = 0, checkpoint_s = 0;
   std::vector<double> launch_s;
   std::uint64_t switches = 0, slices = 0, slices_on = 0, applied_while_running = 0, truncations = 0;
+  double steady_bytes = 0, steady_seconds = 0;
   for (std::uint32_t b = 0; b < s.batches; ++b) {
     const stm::tx_shared shared = dev.prepare(heap.applied_upto(), s.helpers == helper_mode::on);
     const stm::tx_log log = dev.log_of(heap);
@@ -122,6 +131,11 @@ tx_stats run_batches(const env& e, stm::tx_heap& heap, const tx_shape& s, style 
       switches += monitor->switches().size();
       slices += monitor->slices();
       slices_on += monitor->slices_on();
+      const auto& history = monitor->slice_history();
+      for (std::size_t k = 1; k + 1 < history.size(); ++k) {
+        steady_bytes += history[k].bytes_per_s * history[k].seconds;
+        steady_seconds += history[k].seconds;
+      }
     }
     const auto c0 = std::chrono::steady_clock::now();
     heap.promise_durable(dev.last_seq());
@@ -136,6 +150,8 @@ tx_stats run_batches(const env& e, stm::tx_heap& heap, const tx_shape& s, style 
   st_out.switches = switches;
   st_out.monitor_slices = slices;
   st_out.monitor_slices_on = slices_on;
+  st_out.steady_bytes = steady_bytes;
+  st_out.steady_seconds = steady_seconds;
   st_out.applied_while_running = applied_while_running;
   st_out.truncations_while_running = truncations;
   return st_out;

@@ -79,7 +79,7 @@ tx_shape tx_shape_of(std::string_view w, const params& p) {
   s.sector = std::uint32_t(sector);
   s.threshold_mbps = get("threshold_mbps");
   const std::uint64_t slice = get("slice_us");
-  if (slice < 10 || slice > 10'000'000) bad(w, fmt::format("slice_us={} is not in [10, 10^7]", slice));
+  if (slice < 1 || slice > 10'000'000) bad(w, fmt::format("slice_us={} is not in [1, 10^7]", slice));
   s.slice_us = std::uint32_t(slice);
   const std::uint64_t durable = get("durable");
   if (durable > 1) bad(w, fmt::format("durable={} is not 0 or 1", durable));

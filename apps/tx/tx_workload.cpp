@@ -123,6 +123,7 @@ run_report report_of(const tx_stats& st, const opened_heap& h, std::string unit)
   add("helper_switches", double(st.switches));
   add("monitor_slices_on", double(st.monitor_slices_on));
   add("monitor_slices", double(st.monitor_slices));
+  add("steady_persist_mbps", st.steady_persist_mbps());
   add("checkpoint_seconds", st.checkpoint_seconds);
   add("log_room_waits", double(st.log_room_waits));
   add("records_applied_while_running", double(st.applied_while_running));

@@ -41,6 +41,7 @@ agent::step_result bandwidth_monitor::step() {
     last_rate_[b] = rate;
     last_bytes_[b] = bytes;
   }
+  slice_history_.push_back({seconds, global_});
   bool change = false;
   if (global_ > o_.threshold_bytes_per_s) {
     below_ = 0;

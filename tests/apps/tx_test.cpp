@@ -11,6 +11,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "gpmx/pm/pool.hpp"
+#include "gpmx/sim/gpu_model.hpp"
+#include "gpmx/stm/record_format.hpp"
+#include "tx/write_test.hpp"
 #include "workload_harness.hpp"
 
 namespace gpmx::test {
@@ -231,6 +235,68 @@ TEST(TxThrottle, HelperWarpsPersistCoalescedAndAreChargedLess) {
   // range, twice (records, then marks).
   EXPECT_DOUBLE_EQ(per_tx[0], 4 * 64.0);
   EXPECT_LT(per_tx[1], per_tx[0] / 2) << "helpers " << per_tx[1] << " B/tx, committers " << per_tx[0] << " B/tx";
+}
+
+// The write-pressure test (the threshold's calibration kernel): in every
+// helper mode a whole run leaves each committer's words at its count of
+// transactions; killed anywhere, recovery leaves whole transactions only.
+TEST(TxWriteTest, AWholeRunLeavesEveryCommittersWordsAtItsTransactionCount) {
+  const auto w = apps::tx::make_tx_write_test();
+  for (std::uint64_t helpers : {0, 1, 2}) {
+    SCOPED_TRACE("helpers=" + std::to_string(helpers));
+    workload_harness h(*w);
+    const apps::params p = h.with({{"helpers", helpers}, {"writes", 3}});
+    const apps::run_report r = h.run(p, apps::style::epoch);
+    EXPECT_EQ(r.operations, p.at("blocks") * p.at("threads") * p.at("per_thread") * p.at("batches"));
+    const apps::verify_report v = h.verify();
+    EXPECT_TRUE(v.ok) << v.detail;
+    EXPECT_NE(v.detail.find("every committer's words hold 8"), std::string::npos) << v.detail;  // 2 batches x 4
+  }
+}
+
+TEST(TxWriteTest, VerifyNamesACommitterWhoseWordsDisagree) {
+  const auto w = apps::tx::make_tx_write_test();
+  workload_harness h(*w);
+  (void)h.run(h.with({{"writes", 2}}), apps::style::epoch);
+  {
+    pm::pool pool = pm::pool::open(h.dir.path() / "tx.pool", pm::durability::none);
+    std::span<std::uint32_t> home = pool.find("tx_home").as<std::uint32_t>();
+    home[2 * 5 + 1] += 1;  // committer 5's second word
+  }
+  const apps::verify_report v = h.verify();
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.detail.find("committer 5"), std::string::npos) << v.detail;
+}
+
+TEST(TxWriteTest, KillsAtRandomPointsRecoverToWholeTransactions) {
+  const auto w = apps::tx::make_tx_write_test();
+  workload_harness h(*w);
+  kill_recover_verify(h, h.with({{"helpers", 1}}), 31337);
+}
+
+// The monitor's steady bandwidth (its slices but each launch's first and
+// last), in simulated time: committers alone persist every record, so it
+// is close to the log's bytes over the kernels' time.
+TEST(TxWriteTest, TheMonitorMeasuresTheSteadyPersistenceBandwidth) {
+  const auto w = apps::tx::make_tx_write_test();
+  workload_harness h(*w);
+  const apps::params p = h.with({{"helpers", 2}, {"threshold_mbps", 4000000000}, {"slice_us", 1}, {"per_thread", 16}});
+  sim::gpu_model gpu{sim::sim_config{}};
+  apps::run_report r;
+  {
+    cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
+    r = w->run({ex, h.dir.path(), pm::durability::none}, p, apps::style::epoch);
+  }
+  EXPECT_EQ(figure(r, "helper_switches"), 0);
+  EXPECT_EQ(figure(r, "records_by_helpers"), 0);
+  const double bytes = figure(r, "records_by_committers") * stm::record_entries(2) * sizeof(std::uint64_t);
+  const double average_mbps = bytes / (double(gpu.totals().kernel_time()) * 1e-12) / 1e6;
+  const double steady = figure(r, "steady_persist_mbps");
+  EXPECT_GT(steady, 0.5 * average_mbps) << "average " << average_mbps;
+  EXPECT_LT(steady, 2.0 * average_mbps) << "average " << average_mbps;
+  // Helpers always on: no monitor, no figure.
+  const apps::run_report on = h.run(h.with({{"helpers", 1}}), apps::style::epoch);
+  EXPECT_EQ(figure(on, "steady_persist_mbps"), -1);
 }
 
 }  // namespace

@@ -22,6 +22,8 @@ struct workload_harness {
   pm::durability mode = pm::durability::none;
 
   explicit workload_harness(std::string_view name) : w(apps::find_workload(name)) {}
+  // One outside the registry (the caller keeps it alive).
+  explicit workload_harness(apps::workload& unregistered) : w(unregistered) {}
 
   apps::params with(const apps::params& changes) const {
     apps::params p = w.small_params();

@@ -71,6 +71,19 @@ for row in tx_A1_1600MBps_off tx_A1_484GBps_adaptive; do
   grep -q "\"$row\"" out.txt || { echo "FAIL: bench tx --timed row $row"; cat out.txt; failures=$((failures + 1)); }
 done
 grep -q 'simulated on sbrp-table1' out.txt || { echo "FAIL: bench tx --timed says where"; failures=$((failures + 1)); }
+# The threshold calibrated with the write-pressure test, then used by the
+# adaptive rows; it cannot also be given.
+expect 0 "$gpmx" bench tx --small --timed --calibrate --config A1 --nvram-mbps 1600 -p per_thread=8 --json
+for row in calibrate_1600MBps_32t calibrate_1600MBps_threshold tx_A1_1600MBps_adaptive; do
+  grep -q "\"$row\"" out.txt || { echo "FAIL: bench tx --calibrate row $row"; cat out.txt; failures=$((failures + 1)); }
+done
+grep -q '"off_persist_mbps"' out.txt || { echo "FAIL: bench tx --calibrate bandwidths"; failures=$((failures + 1)); }
+grep -q '"threshold_mbps": 200.0' out.txt && { echo "FAIL: bench tx --calibrate kept the paper's threshold"; failures=$((failures + 1)); }
+expect 0 "$gpmx" bench tx --small --timed --calibrate-only --config A1 --nvram-mbps 484000 -p per_thread=8
+grep -q "calibrate_484GBps_threshold" out.txt || { echo "FAIL: --calibrate-only"; cat out.txt; failures=$((failures + 1)); }
+grep -q "tx_A1" out.txt && { echo "FAIL: --calibrate-only ran the sweep"; cat out.txt; failures=$((failures + 1)); }
+expect 2 "$gpmx" bench tx --small --timed --calibrate --threshold-mbps 500 --config A1 --nvram-mbps 1600
+grep -q "threshold-mbps" out.txt err.txt || { echo "FAIL: --calibrate with --threshold-mbps not named"; cat out.txt err.txt; failures=$((failures + 1)); }
 expect 2 "$gpmx" bench tx --small --timed --config A1 --nvram-mbps 0
 expect 2 "$gpmx" bench tx --small --config A1 --set nvm.write_gbs=3
 expect 2 "$gpmx" bench tx --small --config Z9

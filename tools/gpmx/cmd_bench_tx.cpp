@@ -32,6 +32,10 @@ void register_bench_tx(CLI::App& bench) {
   cmd->add_option("--threshold-mbps", a->o.threshold_mbps,
                   "adaptive rows: the bandwidth monitor's threshold in MB/s (0: the workload's, the paper's 200)")
       ->capture_default_str();
+  cmd->add_flag("--calibrate", a->o.calibrate,
+                "first calibrate the threshold at each bandwidth with the paper's write-pressure test (helpers off "
+                "and on at growing thread counts) and give it to the adaptive rows");
+  cmd->add_flag("--calibrate-only", a->o.calibrate_only, "the calibration rows alone (implies --calibrate)");
   cmd->add_option("--workers", a->o.workers, "executor workers (0: the default)")->capture_default_str();
   cmd->add_flag("--small", a->o.small, "the workloads' test sizes instead of the paper's");
   cmd->add_flag("!--no-baseline", a->o.baseline, "skip the libpmemobj CPU baseline rows");
@@ -50,6 +54,7 @@ void register_bench_tx(CLI::App& bench) {
   cmd->add_option("--out", a->out, "also write the JSON to this file");
   cmd->callback([a, nvram] {
     a->o.directory = a->dir;
+    if (a->o.calibrate_only) a->o.calibrate = true;
     const bool gpu = a->backend == "cuda";
     if (gpu && a->dir.empty()) a->o.directory = "/dev/shm";  // a GPU maps tmpfs pages only (gpu_session.hpp)
     if (gpu && nvram->count() == 0) a->o.bandwidths_mbps = {0};  // the link's own speed

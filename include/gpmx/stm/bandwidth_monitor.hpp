@@ -42,6 +42,14 @@ class bandwidth_monitor final : public agent {
   std::uint64_t slices() const { return slices_; }
   std::uint64_t slices_on() const { return slices_on_; }
   double global_rate() const { return global_; }
+  // Each completed slice, in order: its length and the global rate
+  // (bytes per second) at its end, what the switcher compared with the
+  // threshold. (Slices last at least slice_ns: longer when the monitor's
+  // thread was not running as a slice ended.)
+  struct slice {
+    double seconds, bytes_per_s;
+  };
+  const std::vector<slice>& slice_history() const { return slice_history_; }
 
  private:
   std::uint64_t persisted_bytes(std::uint32_t block) const;
@@ -58,6 +66,7 @@ class bandwidth_monitor final : public agent {
   bool on_ = false;
   std::uint64_t slices_ = 0, slices_on_ = 0;
   std::vector<switch_event> switches_;
+  std::vector<slice> slice_history_;
 };
 
 }  // namespace gpmx::stm
