@@ -1,11 +1,13 @@
 #include "tx_bench.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <ranges>
 #include <stdexcept>
 
 #include "common/registry.hpp"
@@ -127,18 +129,31 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
                                        "stores cross PCIe unthrottled (--nvram-mbps 0)",
                                        bw));
   if (o.calibrate_only && !o.calibrate) throw std::logic_error("bench tx: calibrate_only without calibrate");
-  if (o.calibrate && o.threshold_mbps != 0)
-    throw config_error("bench tx: --calibrate finds the adaptive rows' threshold; it cannot also be given (--threshold-mbps)");
+  if ((o.calibrate || !o.calibration.empty()) && o.threshold_mbps != 0)
+    throw config_error("bench tx: --calibrate and --calibration set the adaptive rows' threshold; it cannot also be "
+                       "given (--threshold-mbps)");
+  if (o.calibrate && !o.calibration.empty())
+    throw config_error("bench tx: --calibrate and --calibration both set the threshold: give one");
   const unsigned repeat = o.timed ? 1 : o.repeat;  // the timed schedule is deterministic
   std::vector<result> rows;
   // Each bandwidth's calibrated threshold in MB/s; a never-reached one
   // where helpers never won.
   std::map<std::uint64_t, std::uint64_t> calibrated;
+  const auto keep = [&](std::uint64_t bw, std::optional<double> t) {
+    calibrated[bw] = t ? std::uint64_t(std::llround(*t)) : std::numeric_limits<std::uint32_t>::max();
+  };
   if (o.calibrate)
+    for (const std::uint64_t bw : o.bandwidths_mbps) keep(bw, calibrate_threshold(o, bw, rows));
+  if (!o.calibration.empty()) {
+    const auto file = read_calibration(o.calibration);
     for (const std::uint64_t bw : o.bandwidths_mbps) {
-      const std::optional<double> t = calibrate_threshold(o, bw, rows);
-      calibrated[bw] = t ? std::uint64_t(std::llround(*t)) : std::numeric_limits<std::uint32_t>::max();
+      const auto it = file.find(bw);
+      if (it == file.end())
+        throw config_error(fmt::format("bench tx: the calibration {} has no threshold for {} MB/s (it has {} MB/s)",
+                                       o.calibration.string(), bw, fmt::join(std::views::keys(file), ", ")));
+      keep(bw, it->second);
     }
+  }
   if (o.calibrate_only) return rows;
   scratch_dir scratch(o.directory, "bench-tx");
   for (const std::string& cname : o.configs) {
@@ -152,7 +167,7 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
         given["helpers"] = m;
         given["nvram_mbps"] = o.timed ? 0 : bw;  // timed: the NVM model is the bandwidth
         if (o.threshold_mbps != 0) given["threshold_mbps"] = o.threshold_mbps;
-        if (o.calibrate) given["threshold_mbps"] = std::max<std::uint64_t>(1, calibrated.at(bw));
+        if (!calibrated.empty()) given["threshold_mbps"] = std::max<std::uint64_t>(1, calibrated.at(bw));
         const apps::params p = apps::resolve_params(w, given);
         if (o.progress)
           o.progress(fmt::format("{} ({}) at {}, helpers {}", c.name, c.workload, tx_bandwidth_label(bw), mode_names[m]));

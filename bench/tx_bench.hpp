@@ -61,6 +61,9 @@ struct tx_bench_options {
   // paper's write-pressure test) and give it to that bandwidth's adaptive
   // rows; with calibrate_only, nothing but the calibration rows.
   bool calibrate = false, calibrate_only = false;
+  // Or an earlier calibration's JSON (read_calibration): each bandwidth's
+  // adaptive rows take its threshold from there.
+  std::filesystem::path calibration;
   bool small = false;    // the workloads' small_params (tests), else the paper's sizes
   unsigned workers = 0;  // executor workers; 0: the default
   bool baseline = true;  // the libpmemobj rows for the ATM configurations (when built with it)

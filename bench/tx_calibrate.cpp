@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
+
+#include <nlohmann/json.hpp>
 
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/support/scratch_dir.hpp"
@@ -140,6 +143,34 @@ std::optional<double> calibrate_threshold(const tx_bench_options& o, std::uint64
              : "helpers on never win over off at this bandwidth: adaptive keeps them off";
   rows.push_back(std::move(r));
   return t;
+}
+
+std::map<std::uint64_t, std::optional<double>> read_calibration(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw config_error(fmt::format("bench tx: cannot read the calibration {}", file.string()));
+  nlohmann::json rows;
+  try {
+    rows = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw config_error(fmt::format("bench tx: the calibration {} is not JSON ({})", file.string(), e.what()));
+  }
+  std::map<std::uint64_t, std::optional<double>> out;
+  if (rows.is_array())
+    for (const nlohmann::json& r : rows) {
+      const std::string name = r.value("name", "");
+      if (!name.starts_with("calibrate_") || !name.ends_with("_threshold")) continue;
+      if (!r.contains("nvram_mbps") || !r.contains("threshold_mbps") || !r["nvram_mbps"].is_number() ||
+          !r["threshold_mbps"].is_number())
+        throw config_error(fmt::format("bench tx: the calibration {}: row {} lacks nvram_mbps or threshold_mbps",
+                                       file.string(), name));
+      const double t = r["threshold_mbps"].get<double>();
+      out[std::uint64_t(std::llround(r["nvram_mbps"].get<double>()))] = t < 0 ? std::nullopt : std::optional(t);
+    }
+  if (out.empty())
+    throw config_error(fmt::format("bench tx: {} holds no calibrate_<bandwidth>_threshold row (write one with "
+                                   "`gpmx bench tx --calibrate-only --json --out FILE`)",
+                                   file.string()));
+  return out;
 }
 
 }  // namespace gpmx::bench

@@ -16,6 +16,8 @@
 // pressure there is no threshold: adaptive never switches them on.
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <map>
 #include <optional>
 #include <span>
 #include <vector>
@@ -54,5 +56,11 @@ std::vector<calibration_grid> calibration_grids(std::uint32_t blocks, std::uint3
 // in MB/s, nullopt where helpers never win.
 std::optional<double> calibrate_threshold(const tx_bench_options& o, std::uint64_t bw_mbps,
                                           std::vector<result>& rows);
+
+// The thresholds of an earlier calibration's JSON (`bench tx --calibrate
+// --json --out FILE`): its calibrate_<bw>_threshold rows, bandwidth in MB/s
+// to threshold in MB/s (nullopt: helpers never won there). Throws
+// config_error naming the file when it cannot be read or holds none.
+std::map<std::uint64_t, std::optional<double>> read_calibration(const std::filesystem::path& file);
 
 }  // namespace gpmx::bench

@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <vector>
 
+#include "gpmx/exec/errors.hpp"
 #include "gpmx/sim/config.hpp"
+#include "gpmx/support/scratch_dir.hpp"
 
 namespace gpmx::bench {
 namespace {
@@ -72,6 +75,21 @@ TEST(TxCalibration, ATimedCalibrationReportsEveryPressureAndTheThreshold) {
   EXPECT_GT(rows[2].metrics.at("off_persist_mbps"), rows[0].metrics.at("off_persist_mbps"));
   EXPECT_EQ(rows[3].name, "calibrate_1600MBps_threshold");
   EXPECT_EQ(rows[3].metrics.at("threshold_mbps"), t ? *t : -1.0);
+}
+
+TEST(TxCalibration, ASavedCalibrationGivesEachBandwidthItsThreshold) {
+  scratch_dir dir;
+  const std::filesystem::path file = dir / "cal.json";
+  std::ofstream(file) << R"([{"name": "calibrate_1600MBps_32t", "threshold_mbps": 5.0, "nvram_mbps": 1.0},
+    {"name": "calibrate_1600MBps_threshold", "threshold_mbps": 812.5, "nvram_mbps": 1600.0},
+    {"name": "calibrate_484GBps_threshold", "threshold_mbps": -1.0, "nvram_mbps": 484000.0}])";
+  const auto t = read_calibration(file);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t.at(1600), std::optional<double>(812.5));
+  EXPECT_FALSE(t.at(484000).has_value());
+  std::ofstream(file) << "[]";
+  EXPECT_THROW((void)read_calibration(file), config_error);
+  EXPECT_THROW((void)read_calibration(dir / "missing.json"), config_error);
 }
 
 }  // namespace

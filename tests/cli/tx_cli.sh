@@ -79,9 +79,15 @@ for row in calibrate_1600MBps_32t calibrate_1600MBps_threshold tx_A1_1600MBps_ad
 done
 grep -q '"off_persist_mbps"' out.txt || { echo "FAIL: bench tx --calibrate bandwidths"; failures=$((failures + 1)); }
 grep -q '"threshold_mbps": 200.0' out.txt && { echo "FAIL: bench tx --calibrate kept the paper's threshold"; failures=$((failures + 1)); }
-expect 0 "$gpmx" bench tx --small --timed --calibrate-only --config A1 --nvram-mbps 484000 -p per_thread=8
+expect 0 "$gpmx" bench tx --small --timed --calibrate-only --config A1 --nvram-mbps 484000 -p per_thread=8 --out cal.json
 grep -q "calibrate_484GBps_threshold" out.txt || { echo "FAIL: --calibrate-only"; cat out.txt; failures=$((failures + 1)); }
 grep -q "tx_A1" out.txt && { echo "FAIL: --calibrate-only ran the sweep"; cat out.txt; failures=$((failures + 1)); }
+# A saved calibration gives its thresholds to a later sweep, by bandwidth.
+expect 0 "$gpmx" bench tx --small --timed --calibration cal.json --config A1 --nvram-mbps 484000 -p per_thread=8 --json
+grep -q '"tx_A1_484GBps_adaptive"' out.txt || { echo "FAIL: --calibration sweep"; cat out.txt; failures=$((failures + 1)); }
+grep -q '"threshold_mbps": 200.0' out.txt && { echo "FAIL: --calibration kept the paper's threshold"; failures=$((failures + 1)); }
+expect 2 "$gpmx" bench tx --small --timed --calibration cal.json --config A1 --nvram-mbps 12000
+grep -q "no threshold for 12000 MB/s" out.txt err.txt || { echo "FAIL: --calibration without the bandwidth"; cat out.txt err.txt; failures=$((failures + 1)); }
 expect 2 "$gpmx" bench tx --small --timed --calibrate --threshold-mbps 500 --config A1 --nvram-mbps 1600
 grep -q "threshold-mbps" out.txt err.txt || { echo "FAIL: --calibrate with --threshold-mbps not named"; cat out.txt err.txt; failures=$((failures + 1)); }
 expect 2 "$gpmx" bench tx --small --timed --config A1 --nvram-mbps 0

@@ -35,6 +35,9 @@ void register_bench_tx(CLI::App& bench) {
   cmd->add_flag("--calibrate", a->o.calibrate,
                 "first calibrate the threshold at each bandwidth with the paper's write-pressure test (helpers off "
                 "and on at growing thread counts) and give it to the adaptive rows");
+  cmd->add_option("--calibration", a->o.calibration,
+                  "the adaptive rows' thresholds from an earlier calibration's JSON (--calibrate-only --json --out "
+                  "FILE), one per bandwidth");
   cmd->add_flag("--calibrate-only", a->o.calibrate_only, "the calibration rows alone (implies --calibrate)");
   cmd->add_option("--workers", a->o.workers, "executor workers (0: the default)")->capture_default_str();
   cmd->add_flag("--small", a->o.small, "the workloads' test sizes instead of the paper's");
