@@ -33,10 +33,10 @@ std::optional<double> threshold_from(std::span<const calibration_point> points) 
 
 std::vector<calibration_grid> calibration_grids(std::uint32_t blocks, std::uint32_t threads) {
   std::vector<calibration_grid> v;
-  for (std::uint32_t t = 32; t < threads; t *= 2) v.push_back({1, t});
-  v.push_back({1, threads});
-  for (std::uint32_t b = 2; b < blocks; b *= 2) v.push_back({b, threads});
-  if (blocks > 1) v.push_back({blocks, threads});
+  for (std::uint32_t b = 1; b < blocks; b *= 2) v.push_back({b, 32});
+  v.push_back({blocks, 32});
+  for (std::uint32_t t = 64; t < threads; t *= 2) v.push_back({blocks, t});
+  if (threads > 32) v.push_back({blocks, threads});
   return v;
 }
 

@@ -1,19 +1,20 @@
 #pragma once
 // The adaptive switch's threshold, calibrated as the helper-warp paper
 // does (its section 5.2, Fig. 6): the write-pressure test
-// (apps/tx/write_test.hpp) runs with more and more committer threads, with
-// helper warps switched off (the adaptive system below any threshold, so
-// the monitor measures what it will see) and on. At each thread count the
-// monitor's persistence bandwidth is the median of its slices but the
-// first and last of each launch (the paper drops the warm-up and ending
-// phases). The paper says only that the test "finds the point at which the
-// memory is saturated"; gpmx makes that point the crossover: the lightest
-// pressure from which helpers on beat helpers off at every heavier one.
-// The threshold is the geometric mean of the bandwidths measured just
-// below and at the crossover, so a workload that persists as fast as the
-// crossover's pressure switches helpers on and one as slow as the last
-// losing pressure does not. Where helpers never win at the heaviest
-// pressure there is no threshold: adaptive never switches them on.
+// (apps/tx/write_test.hpp) runs with more and more committer threads
+// (calibration_grids), with helper warps switched off (the adaptive system
+// below any threshold, so the monitor measures what it will see) and on.
+// At each thread count the monitor's persistence bandwidth is taken over
+// its slices but the first and last of each launch (the paper drops the
+// warm-up and ending phases). The paper says only that the test "finds the
+// point at which the memory is saturated"; gpmx makes that point the
+// crossover: the lightest pressure from which helpers on beat helpers off
+// at every heavier one. The threshold is the geometric mean of the
+// bandwidths measured just below and at the crossover, so a workload that
+// persists as fast as the crossover's pressure switches helpers on and one
+// as slow as the last losing pressure does not. Where helpers never win at
+// the heaviest pressure there is no threshold: adaptive never switches
+// them on.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -46,8 +47,11 @@ struct calibration_grid {
   std::uint32_t blocks, threads;  // committer threads per block
 };
 // The grids swept up to `blocks` blocks of `threads` (a multiple of 32):
-// one block of 32, 64, ... `threads`, then 2, 4, ... blocks of `threads`,
-// ending at `blocks`.
+// 1, 2, 4, ... blocks of 32 committers ending at `blocks`, then `blocks`
+// blocks of 64, 128, ... committers ending at `threads`. The pressure grows
+// first with the blocks, each with its helper warp (as many committers per
+// helper throughout), then with the committers of a whole grid, as in the
+// benchmarks, which fill every SM.
 std::vector<calibration_grid> calibration_grids(std::uint32_t blocks, std::uint32_t threads);
 
 // Calibrates at one NVRAM bandwidth (the row's, as the sweep runs it),

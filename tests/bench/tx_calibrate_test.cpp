@@ -21,12 +21,16 @@ calibration_point at(std::uint64_t threads, double mbps, double off_ns, double o
   return {threads, mbps, off_ns, on_ns};
 }
 
-TEST(TxCalibration, GridsGrowThreadsInOneBlockThenBlocksEndingAtTheGrid) {
+TEST(TxCalibration, GridsGrowBlocksOfOneWarpThenTheCommittersOfTheWholeGrid) {
   const std::vector<calibration_grid> g = calibration_grids(30, 256);
   std::vector<std::uint64_t> threads;
   for (const calibration_grid& c : g) threads.push_back(std::uint64_t(c.blocks) * c.threads);
-  EXPECT_EQ(threads, (std::vector<std::uint64_t>{32, 64, 128, 256, 512, 1024, 2048, 4096, 7680}));
+  EXPECT_EQ(threads, (std::vector<std::uint64_t>{32, 64, 128, 256, 512, 960, 1920, 3840, 7680}));
+  EXPECT_EQ(g[4].blocks, 16u);
+  EXPECT_EQ(g[4].threads, 32u);
+  EXPECT_EQ(g[5].blocks, 30u);
   EXPECT_EQ(g.back().blocks, 30u);
+  EXPECT_EQ(g.back().threads, 256u);
   const std::vector<calibration_grid> one = calibration_grids(1, 64);
   ASSERT_EQ(one.size(), 2u);
   EXPECT_EQ(one[1].threads, 64u);
@@ -65,7 +69,7 @@ TEST(TxCalibration, ATimedCalibrationReportsEveryPressureAndTheThreshold) {
   o.overrides["per_thread"] = 8;
   std::vector<result> rows;
   const std::optional<double> t = calibrate_threshold(o, 1600, rows);
-  ASSERT_EQ(rows.size(), 3u + 1);  // 32, 64 and 128 threads (2 blocks of 64), then the threshold
+  ASSERT_EQ(rows.size(), 3u + 1);  // 1 and 2 blocks of 32, 2 of 64, then the threshold
   EXPECT_EQ(rows[0].name, "calibrate_1600MBps_32t");
   EXPECT_EQ(rows[2].name, "calibrate_1600MBps_128t");
   for (std::size_t k = 0; k < 3; ++k) {
