@@ -49,6 +49,8 @@ expected=(
   "check_reports.png 1100 700"
   "sim_figure.png 1200 450"
   "sim_runs.png 1000 450"
+  "tx_speedups.png 1200 450"
+  "tx_calibration.png 1200 450"
 )
 
 failures=0

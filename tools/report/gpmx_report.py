@@ -16,6 +16,7 @@ tells each input's kind from its content, never from its file name:
                          seconds, failures)
   gpmx sim figure N      figure-N.json: an object with "figure", "series", "workloads"
   gpmx sim W --json      an object with "simulated", "workload", "config"
+  gpmx bench tx          rows tx_CFG_BW_MODE, calibrate_BW_Nt, calibrate_BW_threshold
 
 and draws, into DIR, bar charts normalized to each benchmark's baseline (a
 dashed line at 1.0, the baseline named in the axis label):
@@ -34,6 +35,8 @@ dashed line at 1.0, the baseline named in the axis label):
   sim_figure.png              a timed-mode figure of SBRP's, the paper's values as ticks
   sim_runs.png                simulated kernel time, first input's over each run's
                               (all gpmx sim --json inputs merged)
+  tx_speedups.png             helper warps on and adaptive: time off / time, per bandwidth
+  tx_calibration.png          the threshold's write-pressure test: time off / time on
 
 and DIR/report.md, which embeds the figures (relative links) with a caption
 and a table of the numbers under each. Several inputs of one benchmark kind
@@ -77,6 +80,8 @@ SIZES = {
     "check_reports": (11.0, 7.0),
     "sim_figure": (12.0, 4.5),
     "sim_runs": (10.0, 4.5),
+    "tx_speedups": (12.0, 4.5),
+    "tx_calibration": (12.0, 4.5),
 }
 
 PROG = "gpmx report"
@@ -246,6 +251,8 @@ RE_CKPT = re.compile(r"^([a-z0-9-]+)_(compute|cap_fs|cap_mm|gpmx)$")
 RE_WL = re.compile(r"^([a-z0-9-]+)_(epoch|sbrp|cap_mm|restore)$")
 RE_BCHECK_TP = re.compile(r"^check/([^/]+)/([^/]+)$")
 RE_BCHECK_FIND = re.compile(r"^find/([^/]+)/([^/]+)/([^/]+)$")
+RE_TX = re.compile(r"^tx_([A-Z][0-9])_([0-9]+(?:MBps|GBps)|native)_(off|on|adaptive)$")
+RE_TX_CAL = re.compile(r"^calibrate_([0-9]+(?:MBps|GBps)|native)_(?:([0-9]+)t|threshold)$")
 
 KIND_TEXT = {
     "exec": "gpmx bench exec",
@@ -257,6 +264,7 @@ KIND_TEXT = {
     "check": "gpmx check --json",
     "sim-figure": "gpmx sim figure",
     "sim-run": "gpmx sim --json",
+    "tx": "gpmx bench tx",
 }
 
 
@@ -297,9 +305,11 @@ def detect(data):
     if any(RE_WL.match(r["name"]) and (not r["name"].endswith("_cap_mm") or "write_amplification" in r)
            for r in data):
         return "workloads"
+    if any_name(lambda n: RE_TX.match(n) or RE_TX_CAL.match(n)):
+        return "tx"
     shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
     raise BadInput("unknown kind: rows named %s are not from gpmx bench exec, pm, workloads, kvs, "
-                   "checkpoint or check" % shown)
+                   "checkpoint, check or tx" % shown)
 
 
 def ignored_note(section, names):
@@ -589,6 +599,107 @@ def parse_kvs(rows, section):
     ignored_note(section, ignored)
 
 
+# ---- gpmx bench tx --------------------------------------------------------
+
+
+def bandwidth_mbps(label):
+    """'1600MBps' -> 1600, '12GBps' -> 12000, 'native' -> 0 (for ordering)."""
+    if label == "native":
+        return 0
+    n = int(re.match(r"[0-9]+", label).group(0))
+    return n * 1000 if label.endswith("GBps") else n
+
+
+def threshold_text(t):
+    """A threshold in MB/s; -1 means a calibration found helpers never win."""
+    if t is None:
+        return "missing"
+    return "none (never on)" if t < 0 else fmt(t)
+
+
+def parse_tx(rows, section):
+    sweep, cal, thresholds, ignored = {}, {}, {}, []
+    cfgs, bws = [], []
+    for r in rows:
+        n = r["name"]
+        m = RE_TX.match(n)
+        if m:
+            cfg, bw, mode = m.groups()
+            value(r, "median_ns")
+            if mode != "off":
+                value(r, "speedup_vs_off")
+            sweep.setdefault((cfg, bw), {})[mode] = r
+            cfgs += [cfg] if cfg not in cfgs else []
+            bws += [bw] if bw not in bws else []
+            continue
+        m = RE_TX_CAL.match(n)
+        if m:
+            bw, threads = m.groups()
+            if threads is None:
+                thresholds[bw] = value(r, "threshold_mbps")
+            else:
+                value(r, "on_over_off")
+                value(r, "off_persist_mbps")
+                cal.setdefault(bw, []).append((int(threads), r))
+            continue
+        ignored.append(n)
+    if sweep:
+        bws_sorted = sorted(bws, key=bandwidth_mbps)
+        panels, table_rows = [], []
+        for bw in bws_sorted:
+            on, ad = [], []
+            for cfg in cfgs:
+                row = sweep.get((cfg, bw), {})
+                on.append(value(row["on"], "speedup_vs_off") if "on" in row else None)
+                ad.append(value(row["adaptive"], "speedup_vs_off") if "adaptive" in row else None)
+                table_rows.append([cfg, bw] + [fmt(value(row[k], "tx_per_s", False)) if k in row else "missing"
+                                              for k in ("off", "on", "adaptive")] +
+                                  [fmt(on[-1]), fmt(ad[-1]),
+                                   fmt(value(row["adaptive"], "vs_best_fixed", False)) if "adaptive" in row else "missing",
+                                   threshold_text(value(row["adaptive"], "threshold_mbps", False)) if "adaptive" in row
+                                   else "missing",
+                                   fmt_int(value(row["adaptive"], "helper_switches", False)) if "adaptive" in row
+                                   else "missing"])
+            panels.append(Panel("NVRAM " + bw, "time off / time\n(helpers off = 1.0)", cfgs,
+                                [Series("helpers on", on), Series("adaptive", ad)], baseline=1.0,
+                                baseline_label="helpers off = 1.0"))
+        timed = any("simulated on" in text(r, "note") for d in sweep.values() for r in d.values())
+        section.figures.append(Figure(
+            "tx_speedups",
+            "GPU transactions: helper warps on and adaptive over off (%s)" %
+            ("simulated kernel time" if timed else "median kernel time"),
+            panels,
+            "Each configuration's kernel time with helper warps off over its time with helpers on and adaptive "
+            "(speedup_vs_off), one panel per NVRAM write bandwidth: above 1.0 faster than off. The table adds "
+            "adaptive against the better fixed setting (vs_best_fixed), its threshold and its switches.",
+            (["config", "NVRAM", "off tx/s", "on tx/s", "adaptive tx/s", "on / off", "adaptive / off",
+              "adaptive / best fixed", "threshold (MB/s)", "switches"], table_rows)))
+    if cal:
+        bws_sorted = sorted(cal, key=bandwidth_mbps)
+        threads = sorted({t for v in cal.values() for t, _ in v})
+        series, table_rows = [], []
+        for bw in bws_sorted:
+            by = dict(cal[bw])
+            series.append(Series(bw, [value(by[t], "on_over_off") if t in by else None for t in threads]))
+            for t in threads:
+                if t in by:
+                    table_rows.append([bw, fmt_int(t), fmt(value(by[t], "off_persist_mbps")),
+                                       fmt(value(by[t], "on_over_off"))])
+            th = thresholds.get(bw)
+            table_rows.append([bw, "threshold", threshold_text(th), ""])
+        section.figures.append(Figure(
+            "tx_calibration",
+            "Threshold calibration: the write-pressure test, helpers on over off by committer threads",
+            [Panel("", "time off / time on\n(helpers off = 1.0)", [fmt_int(t) for t in threads], series,
+                   baseline=1.0, baseline_label="helpers off = 1.0")],
+            "The write-pressure test at growing committer threads, one series per NVRAM bandwidth: helpers on "
+            "over off (above 1.0 helpers win). The threshold is set between the bandwidths helpers off measured "
+            "at the last losing and the first winning pressure (table: off MB/s of log, and each bandwidth's "
+            "threshold).",
+            (["NVRAM", "committer threads", "off persistence (MB/s)", "on / off"], table_rows)))
+    ignored_note(section, ignored)
+
+
 # ---- gpmx bench checkpoint -----------------------------------------------
 
 
@@ -830,6 +941,7 @@ PARSERS = {
     "checkpoint": parse_checkpoint,
     "bench-check": parse_bench_check,
     "sim-figure": parse_sim_figure,
+    "tx": parse_tx,
 }
 
 
