@@ -1017,7 +1017,9 @@ def draw(fig_spec, path, plt, Patch):
             handles.append(Patch(facecolor="white", edgecolor="0.3", hatch="///"))
             labels.append(fig_spec.hatch_label)
         if handles:
-            ax.legend(handles, labels, fontsize=7, ncol=min(5, len(handles)), loc="best")
+            # Side by side, three or more panels are too narrow for a legend in one row.
+            ncol = min(5, len(handles)) if n <= 2 or fig_spec.layout == "col" else 1
+            ax.legend(handles, labels, fontsize=7, ncol=ncol, loc="best")
     fig.suptitle(fig_spec.title, fontsize=10)
     try:
         fig.tight_layout()
