@@ -4,8 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <map>
 #include <ranges>
 #include <stdexcept>
@@ -128,22 +126,18 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
         throw config_error(fmt::format("bench tx: --nvram-mbps {} throttles host persists; on the GPU the kernels' "
                                        "stores cross PCIe unthrottled (--nvram-mbps 0)",
                                        bw));
-  if (o.calibrate_only && !o.calibrate) throw std::logic_error("bench tx: calibrate_only without calibrate");
-  if ((o.calibrate || !o.calibration.empty()) && o.threshold_mbps != 0)
+  const bool calibrate = o.calibrate || o.calibrate_only;
+  if ((calibrate || !o.calibration.empty()) && o.threshold_mbps != 0)
     throw config_error("bench tx: --calibrate and --calibration set the adaptive rows' threshold; it cannot also be "
                        "given (--threshold-mbps)");
-  if (o.calibrate && !o.calibration.empty())
+  if (calibrate && !o.calibration.empty())
     throw config_error("bench tx: --calibrate and --calibration both set the threshold: give one");
   const unsigned repeat = o.timed ? 1 : o.repeat;  // the timed schedule is deterministic
   std::vector<result> rows;
-  // Each bandwidth's calibrated threshold in MB/s; a never-reached one
-  // where helpers never won.
-  std::map<std::uint64_t, std::uint64_t> calibrated;
-  const auto keep = [&](std::uint64_t bw, std::optional<double> t) {
-    calibrated[bw] = t ? std::uint64_t(std::llround(*t)) : std::numeric_limits<std::uint32_t>::max();
-  };
-  if (o.calibrate)
-    for (const std::uint64_t bw : o.bandwidths_mbps) keep(bw, calibrate_threshold(o, bw, rows));
+  // Each bandwidth's calibrated threshold in MB/s (none: helpers never won).
+  std::map<std::uint64_t, std::optional<double>> calibrated;
+  if (calibrate)
+    for (const std::uint64_t bw : o.bandwidths_mbps) calibrated[bw] = calibrate_threshold(o, bw, rows);
   if (!o.calibration.empty()) {
     const auto file = read_calibration(o.calibration);
     for (const std::uint64_t bw : o.bandwidths_mbps) {
@@ -151,7 +145,7 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
       if (it == file.end())
         throw config_error(fmt::format("bench tx: the calibration {} has no threshold for {} MB/s (it has {} MB/s)",
                                        o.calibration.string(), bw, fmt::join(std::views::keys(file), ", ")));
-      keep(bw, it->second);
+      calibrated[bw] = it->second;
     }
   }
   if (o.calibrate_only) return rows;
@@ -167,7 +161,7 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
         given["helpers"] = m;
         given["nvram_mbps"] = o.timed ? 0 : bw;  // timed: the NVM model is the bandwidth
         if (o.threshold_mbps != 0) given["threshold_mbps"] = o.threshold_mbps;
-        if (!calibrated.empty()) given["threshold_mbps"] = std::max<std::uint64_t>(1, calibrated.at(bw));
+        if (!calibrated.empty()) given["threshold_mbps"] = threshold_param_mbps(calibrated.at(bw));
         const apps::params p = apps::resolve_params(w, given);
         if (o.progress)
           o.progress(fmt::format("{} ({}) at {}, helpers {}", c.name, c.workload, tx_bandwidth_label(bw), mode_names[m]));
@@ -202,9 +196,9 @@ std::vector<result> run_tx_benchmarks(const tx_bench_options& o) {
           r.metrics["helper_switches"] = tx_figure(rep, "helper_switches");
           const double slices = tx_figure(rep, "monitor_slices");
           r.metrics["share_of_slices_on"] = slices > 0 ? tx_figure(rep, "monitor_slices_on") / slices : 0;
-          // -1: a calibration found helpers never win here (a threshold out of reach).
-          const std::uint64_t t = p.at("threshold_mbps");
-          r.metrics["threshold_mbps"] = t >= std::numeric_limits<std::uint32_t>::max() ? -1.0 : double(t);
+          // -1: a calibration found helpers never win here.
+          const bool never = !calibrated.empty() && !calibrated.at(bw);
+          r.metrics["threshold_mbps"] = never ? -1.0 : double(p.at("threshold_mbps"));
         }
         median_s[mode_names[m]] = r.median_ns;
         if (m != 0 && r.median_ns > 0) r.metrics["speedup_vs_off"] = median_s["off"] / r.median_ns;

@@ -59,7 +59,7 @@ struct tx_bench_options {
   std::uint64_t threshold_mbps = 0;
   // Calibrate the threshold at each bandwidth first (tx_calibrate.hpp, the
   // paper's write-pressure test) and give it to that bandwidth's adaptive
-  // rows; with calibrate_only, nothing but the calibration rows.
+  // rows; calibrate_only calibrates and returns nothing but those rows.
   bool calibrate = false, calibrate_only = false;
   // Or an earlier calibration's JSON (read_calibration): each bandwidth's
   // adaptive rows take its threshold from there.

@@ -40,11 +40,12 @@ std::vector<calibration_grid> calibration_grids(std::uint32_t blocks, std::uint3
   return v;
 }
 
-namespace {
+std::uint64_t threshold_param_mbps(std::optional<double> threshold) {
+  if (!threshold) return std::numeric_limits<std::uint32_t>::max();
+  return std::max<std::uint64_t>(1, std::uint64_t(std::llround(*threshold)));
+}
 
-// A threshold no persistence reaches: adaptive with it is helpers off
-// with the monitor watching.
-constexpr std::uint64_t never_mbps = std::numeric_limits<std::uint32_t>::max();
+namespace {
 
 struct measured {
   std::vector<double> ns;
@@ -58,7 +59,7 @@ struct measured {
 measured run_off(const tx_bench_options& o, apps::workload& w, const std::filesystem::path& dir, apps::params p,
                  std::uint64_t bw, unsigned repeat) {
   p["helpers"] = 2;
-  p["threshold_mbps"] = never_mbps;
+  p["threshold_mbps"] = threshold_param_mbps(std::nullopt);
   measured m;
   for (unsigned k = 0; k < repeat; ++k) {
     tx_run r = run_tx_once(o, w, dir, p, bw);

@@ -54,6 +54,11 @@ struct calibration_grid {
 // benchmarks, which fill every SM.
 std::vector<calibration_grid> calibration_grids(std::uint32_t blocks, std::uint32_t threads);
 
+// The workloads' threshold_mbps for a calibrated threshold: rounded, at
+// least 1 MB/s; for none, one no persistence reaches (adaptive is then
+// helpers off with the monitor watching).
+std::uint64_t threshold_param_mbps(std::optional<double> threshold);
+
 // Calibrates at one NVRAM bandwidth (the row's, as the sweep runs it),
 // appending a row per thread count (calibrate_<bw>_<threads>t) and one
 // with the threshold (calibrate_<bw>_threshold). Returns the threshold

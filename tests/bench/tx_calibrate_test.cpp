@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <vector>
 
 #include "gpmx/exec/errors.hpp"
@@ -58,6 +59,12 @@ TEST(TxCalibration, HelpersWinningEverywhereSwitchOnAtAnyPersistence) {
   const std::vector<calibration_point> p = {at(32, 100, 10, 5), at(64, 200, 10, 4)};
   EXPECT_EQ(crossover_of(p), std::optional<std::size_t>(0));
   EXPECT_EQ(threshold_from(p), std::optional<double>(1.0));
+}
+
+TEST(TxCalibration, AThresholdBecomesTheWorkloadsParameter) {
+  EXPECT_EQ(threshold_param_mbps(2607.6), 2608u);
+  EXPECT_EQ(threshold_param_mbps(0.2), 1u);  // 0 would switch on at no persistence at all
+  EXPECT_EQ(threshold_param_mbps(std::nullopt), std::uint64_t(std::numeric_limits<std::uint32_t>::max()));
 }
 
 // In the timed mode on test sizes: a row per thread count with the

@@ -57,7 +57,6 @@ void register_bench_tx(CLI::App& bench) {
   cmd->add_option("--out", a->out, "also write the JSON to this file");
   cmd->callback([a, nvram] {
     a->o.directory = a->dir;
-    if (a->o.calibrate_only) a->o.calibrate = true;
     const bool gpu = a->backend == "cuda";
     if (gpu && a->dir.empty()) a->o.directory = "/dev/shm";  // a GPU maps tmpfs pages only (gpu_session.hpp)
     if (gpu && nvram->count() == 0) a->o.bandwidths_mbps = {0};  // the link's own speed
