@@ -1,7 +1,8 @@
 // vectorAdd over vectors on storage (`gpmx run bam-vectoradd`): BaM's
 // write-heavy workload (002_..., section 5.4): c = a + b, all three stored.
 // Methods: bam (a warp per cache line of c, reading a and b and writing c
-// through the page cache, then write-back and FLUSH), tiling (the host loads
+// through the page cache, then write-back and FLUSH; -p overwrite=1, the
+// default, fills c's lines without reading them first), tiling (the host loads
 // tiles of a and b, a kernel adds them, the host writes the tile of c while
 // it loads the next tile, as the paper's baseline overlaps them; one
 // fdatasync at the end), mmap (all three mapped; msync at the end).
@@ -39,19 +40,26 @@ storage_layout layout_of(const params& data) {
 }
 
 // A warp per cache line of c; its lanes walk the line in step, each keeping
-// its pages of a, b and c pinned across the line (reference reuse).
+// its pages of a, b and c pinned across the line (reference reuse). With
+// `overwrite` the warp fills c's line whole (array_view::overwrite_page), so
+// a line of c not in the cache is not read first; without it every line of
+// c is read before it is written, as BaM's write path does.
 struct stored_add_kernel {
   template <class Ctx>
   GPMX_HD void operator()(Ctx& t, storage::array_view<std::uint64_t> a, storage::array_view<std::uint64_t> b,
-                  storage::array_view<std::uint64_t> c, std::uint64_t per_line) const {
+                  storage::array_view<std::uint64_t> c, std::uint64_t per_line, bool overwrite) const {
     storage::warp_cursor<std::uint64_t> ra(a), rb(b), wc(c);
     const std::uint64_t lines = (c.size() + per_line - 1) / per_line, warps = t.global_count() / 32;
     for (std::uint64_t line = t.global_id() / 32; line < lines; line += warps) {
-      const std::uint64_t end = std::min(c.size(), (line + 1) * per_line);
-      for (std::uint64_t i = line * per_line + t.lane_id(); i < end; i += 32) wc.write(t, i, ra.read(t, i) + rb.read(t, i));
+      if (overwrite) {
+        c.overwrite_page(t, line, [&](std::uint64_t i) { return ra.read(t, i) + rb.read(t, i); });
+      } else {
+        const std::uint64_t end = std::min(c.size(), (line + 1) * per_line);
+        for (std::uint64_t i = line * per_line + t.lane_id(); i < end; i += 32) wc.write(t, i, ra.read(t, i) + rb.read(t, i));
+        wc.done(t);
+      }
       ra.done(t);
       rb.done(t);
-      wc.done(t);
     }
   }
 };
@@ -78,11 +86,15 @@ class vector_add_workload final : public storage_workload {
   std::vector<param_spec> parameters() const override {
     return with_storage_parameters({{"elements", 1u << 22, "8-byte elements per vector"},
                                     {"seed", 1, "seed of the inputs"},
-                                    {"tile", 1u << 20, "tiling: elements per tile"}},
+                                    {"tile", 1u << 20, "tiling: elements per tile"},
+                                    {"overwrite", 1,
+                                     "bam: 1 fills a line of c not in the cache without reading it (the warp "
+                                     "writes it whole); 0 reads it first, as BaM does"}},
                                    bam_method, 8192);
   }
   params small_params() const override {
-    return small_storage_params({{"elements", 1u << 15}, {"seed", 1}, {"tile", 1u << 12}}, 4096, bam_method, 256, 256);
+    return small_storage_params({{"elements", 1u << 15}, {"seed", 1}, {"tile", 1u << 12}, {"overwrite", 1}}, 4096,
+                                bam_method, 256, 256);
   }
 
   void prepare(const storage_env& e, const params& p) override {
@@ -117,7 +129,7 @@ class vector_add_workload final : public storage_workload {
       storage_stack s(e.ex, e.dir, l, stack_options_of(e, p, data));
       const auto start = std::chrono::steady_clock::now();
       storage::launch(target, s.cache(), grid, stored_add_kernel{}, s.array<std::uint64_t>("a"), s.array<std::uint64_t>("b"),
-                  s.array<std::uint64_t>("c"), std::uint64_t(l.line_bytes / 8));
+                  s.array<std::uint64_t>("c"), std::uint64_t(l.line_bytes / 8), p.at("overwrite") == 1);
       storage::flush(target, s.cache());
       r.seconds = seconds_since(start);
       const io_totals io = s.io();
@@ -180,6 +192,7 @@ class vector_add_workload final : public storage_workload {
   void check_runtime(const params& p) const {
     check_runtime_parameters(p, methods().size());
     check_range(p, "tile", 1, std::uint64_t(1) << 30);
+    check_range(p, "overwrite", 0, 1);
   }
 
   // Loads tile k + 1 while the write of tile k is in flight (two sets of buffers).

@@ -193,6 +193,36 @@ TEST(BamWorkloads, AWrongElementOnStorageIsReportedByIndex) {
   EXPECT_NE(v.detail.find("c[5]"), std::string::npos) << v.detail;
 }
 
+// vectorAdd's c written whole, line by line (-p overwrite=1, the default):
+// only a and b are read; reading each line of c first (-p overwrite=0, BaM's
+// write path) reads all three. Both leave c = a + b, over a c that held
+// other values (the first run's data, then junk).
+TEST(BamWorkloads, VectorAddOverwritesLinesOfCWithoutReadingThem) {
+  storage_workload& w = workload("bam-vectoradd");
+  scratch_dir dir;
+  cpu::executor ex({.workers = 2});
+  const storage_env e{ex, dir / "w"};
+  const params p = with(resolve_storage_params(w, w.small_params()), {{"elements", 4096 * 8 + 100}});
+  w.prepare(e, p);
+  const std::uint64_t vector_bytes = (p.at("elements") * 8 + 4095) / 4096 * 4096;  // whole lines
+  for (std::uint64_t overwrite : {0, 1}) {
+    SCOPED_TRACE("overwrite " + std::to_string(overwrite));
+    {
+      std::fstream f(e.dir / "device0", std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(std::streamoff(2 * vector_bytes));
+      const std::vector<char> junk(vector_bytes, char(0x5a));
+      f.write(junk.data(), std::streamsize(junk.size()));
+    }
+    const storage_run_report r = w.execute(e, with(p, {{"method", 0}, {"overwrite", overwrite}}));
+    EXPECT_EQ(r.bytes_read, (overwrite ? 2 : 3) * vector_bytes);
+    EXPECT_EQ(r.bytes_written, vector_bytes);
+    EXPECT_EQ(r.cache.overwrites, overwrite ? vector_bytes / 4096 : 0u);
+    const verify_report v = w.verify(e);
+    EXPECT_TRUE(v.ok) << v.detail;
+  }
+  EXPECT_THROW(w.execute(e, with(p, {{"method", 0}, {"overwrite", 2}})), config_error);
+}
+
 TEST(BamWorkloads, MissingDataAndBadParametersAreNamed) {
   storage_workload& w = workload("bam-cc");
   scratch_dir dir;

@@ -66,6 +66,46 @@ struct array_view {
     return old;
   }
 
+  // Writes every element of page `page` (elements per page: the line's
+  // bytes over sizeof(T)): element i gets gen(i), and bytes of the line past
+  // the array's end are zeroed. The lanes that name the same page share it,
+  // each writing every n-th element (n the group's size), so the page is
+  // written whole by construction, and a page not in the cache is never
+  // read (acquire_overwrite): the BaM vectorAdd's output lines cost one
+  // WRITE instead of a READ and a WRITE. Until the group has filled it, the
+  // page's readers wait. Converged lanes, as every accessor here.
+  template <class Ctx, class Gen>
+  GPMX_HD void overwrite_page(Ctx& t, std::uint64_t page, Gen&& gen) const {
+    const std::uint32_t group = t.match_any(t.activemask(), detail::page_key(range, page));
+    const std::uint32_t leader = detail::lowest_set_lane(group);
+    const std::uint32_t lanes = detail::lanes_in(group);
+    const bool leads = t.lane_id() == leader;
+    std::uint32_t slot = 0, fill = 0;
+    if (leads) {
+      bool absent = false;
+      slot = acquire_overwrite(t, cache, range, page, lanes, absent);
+      fill = absent ? 1u : 0u;
+    }
+    slot = t.shfl(group, slot, int(leader));
+    fill = t.shfl(group, fill, int(leader));
+    std::byte* line = cache.line(slot);
+    const std::uint64_t per_page = cache.line_bytes / sizeof(T), first = page * per_page;
+    const std::uint32_t rank = detail::lanes_in(group & ((1u << t.lane_id()) - 1u));
+    for (std::uint64_t k = rank; k < per_page; k += lanes) {
+      T* p = reinterpret_cast<T*>(line) + k;
+      *p = first + k < count ? T(gen(first + k)) : T{};
+      t.record_store(mem_space::global, p, sizeof(T));
+    }
+    // A line that is not a whole number of elements: its last bytes too.
+    if (leads && fill != 0)
+      for (std::uint32_t b = std::uint32_t(per_page * sizeof(T)); b < cache.line_bytes; ++b) line[b] = std::byte{0};
+    t.syncwarp(group);  // the whole line is written before the page is shown
+    if (leads) {
+      if (fill != 0) publish_overwrite(t, cache, range, page, slot);
+      release(t, cache, range, page, lanes);
+    }
+  }
+
   // One thread alone, no coalescing: the paper's naive cache baseline.
   template <class Ctx>
   GPMX_HD T read_alone(Ctx& t, std::uint64_t i) const {

@@ -41,12 +41,13 @@ enum class distribution : std::uint32_t {
 struct cache_counters {
   std::uint64_t hits = 0;         // acquires that found their page valid (per request, not per thread)
   std::uint64_t misses = 0;       // acquires that loaded their page
+  std::uint64_t overwrites = 0;   // absent pages a writer filled whole, with no READ (acquire_overwrite)
   std::uint64_t evictions = 0;    // valid pages dropped to make room
   std::uint64_t write_backs = 0;  // dirty pages written back (on eviction or flush)
   std::uint64_t reads = 0;        // READ commands issued
   std::uint64_t writes = 0;       // WRITE commands issued
   std::uint64_t full_sweeps = 0;  // times a loader found every line pinned or busy and waited
-  std::uint64_t pinned_sweeps = 0;  // of those, sweeps in which every line was pinned
+  std::uint64_t pinned_sweeps = 0;  // of those, sweeps in which every line was pinned or claimed
 };
 
 // The first command that failed in a launch, as the thread that saw it
@@ -211,7 +212,12 @@ GPMX_HD std::uint32_t take_slot(Ctx& t, const cache_view& c) {
       const std::uint32_t s = std::uint32_t(t.atomic_add(c.clock, std::uint64_t{1}, memory_order::relaxed) % c.slots);
       std::uint64_t* owner = &c.slot_owner[s];
       const std::uint64_t o = t.atomic_load(owner, memory_order::acquire);
-      if (o & slot_claimed) continue;
+      // A claimed line is being filled or emptied: held like a pinned one
+      // (a page being overwritten stays claimed while its writers compute).
+      if (o & slot_claimed) {
+        ++pinned;
+        continue;
+      }
       if (o == 0) {
         if (t.atomic_cas(owner, std::uint64_t{0}, slot_claimed, memory_order::acq_rel) == 0) {
           taken = s;
@@ -259,28 +265,53 @@ GPMX_HD std::uint32_t take_slot(Ctx& t, const cache_view& c) {
 
 }  // namespace detail
 
+namespace detail {
+
+// Adds the caller's `pins` to the page's count first (so it cannot be
+// evicted from under the caller), then either finds it valid (true; a
+// writer marks it dirty) or takes its BUSY bit to fill it (false).
+template <class Ctx>
+GPMX_HD bool pin_page(Ctx& t, const cache_view& c, std::uint32_t range, std::uint64_t page, std::uint32_t pins,
+                      bool write) {
+  std::uint32_t* state = &c.ranges[range].state[page];
+  std::uint32_t old = t.atomic_add(state, pins, memory_order::acq_rel);
+  for (;;) {
+    if (old & page_valid) {
+      if (write && (old & page_dirty) == 0) t.atomic_or(state, page_dirty, memory_order::relaxed);
+      count(t, &c.counters->hits);
+      return true;
+    }
+    if ((old & page_busy) == 0) {
+      const std::uint32_t seen = t.atomic_cas(state, old, old | page_busy, memory_order::acq_rel);
+      if (seen == old) return false;  // this thread fills the page
+      old = seen;
+      continue;
+    }
+    t.spin_wait([&] { return ((old = t.atomic_load(state, memory_order::acquire)) & page_busy) == 0; });
+  }
+}
+
+// Makes a filled slot the page's: its slot and owner, VALID (DIRTY for a
+// writer), then BUSY off, which lets the page's waiters in.
+template <class Ctx>
+GPMX_HD void publish_page(Ctx& t, const cache_view& c, std::uint32_t range, std::uint64_t page, std::uint32_t slot,
+                          bool write) {
+  std::uint32_t* state = &c.ranges[range].state[page];
+  t.atomic_store(&c.ranges[range].page_slot[page], slot, memory_order::relaxed);
+  t.atomic_store(&c.slot_owner[slot], ((std::uint64_t(range) << 40) | page) + 1, memory_order::release);
+  t.atomic_or(state, page_valid | (write ? page_dirty : 0u), memory_order::release);
+  t.atomic_and(state, ~page_busy, memory_order::release);
+}
+
+}  // namespace detail
+
 // Pins page `page` of range `range` for `pins` references and returns the
 // slot that holds it, valid; loads it on a miss. `write` marks it dirty.
 template <class Ctx>
 GPMX_HD std::uint32_t acquire(Ctx& t, const cache_view& c, std::uint32_t range, std::uint64_t page, std::uint32_t pins,
                               bool write) {
   const range_view& r = c.ranges[range];
-  std::uint32_t* state = &r.state[page];
-  std::uint32_t old = t.atomic_add(state, pins, memory_order::acq_rel);
-  for (;;) {
-    if (old & page_valid) {
-      if (write && (old & page_dirty) == 0) t.atomic_or(state, page_dirty, memory_order::relaxed);
-      detail::count(t, &c.counters->hits);
-      return t.atomic_load(&r.page_slot[page], memory_order::acquire);
-    }
-    if ((old & page_busy) == 0) {
-      const std::uint32_t seen = t.atomic_cas(state, old, old | page_busy, memory_order::acq_rel);
-      if (seen == old) break;  // this thread loads the page
-      old = seen;
-      continue;
-    }
-    t.spin_wait([&] { return ((old = t.atomic_load(state, memory_order::acquire)) & page_busy) == 0; });
-  }
+  if (detail::pin_page(t, c, range, page, pins, write)) return t.atomic_load(&r.page_slot[page], memory_order::acquire);
   const std::uint32_t slot = detail::take_slot(t, c);
 #if !defined(__CUDA_ARCH__)
   std::exception_ptr failed;
@@ -292,6 +323,7 @@ GPMX_HD std::uint32_t acquire(Ctx& t, const cache_view& c, std::uint32_t range, 
   if (failed) {
     // Leave the page absent and the slot free, so the cache stays usable.
     // (Outside the handler: these atomics may switch fibers.)
+    std::uint32_t* state = &r.state[page];
     t.atomic_store(&c.slot_owner[slot], std::uint64_t{0}, memory_order::release);
     t.atomic_sub(state, pins, memory_order::relaxed);
     t.atomic_and(state, ~page_busy, memory_order::release);
@@ -301,11 +333,30 @@ GPMX_HD std::uint32_t acquire(Ctx& t, const cache_view& c, std::uint32_t range, 
   detail::read_page(t, c, r, page, slot);
 #endif
   detail::count(t, &c.counters->misses);
-  t.atomic_store(&r.page_slot[page], slot, memory_order::relaxed);
-  t.atomic_store(&c.slot_owner[slot], ((std::uint64_t(range) << 40) | page) + 1, memory_order::release);
-  t.atomic_or(state, page_valid | (write ? page_dirty : 0u), memory_order::release);
-  t.atomic_and(state, ~page_busy, memory_order::release);
+  detail::publish_page(t, c, range, page, slot, write);
   return slot;
+}
+
+// For a writer that will write every byte of the page: pins it as
+// acquire(..., true) does, but a page not in the cache is not read. Then
+// `fill` is set, the slot holds another page's stale bytes, and the page
+// stays BUSY (its readers wait) until the caller has written the whole line
+// and called publish_overwrite. A cached page is returned valid and dirty.
+template <class Ctx>
+GPMX_HD std::uint32_t acquire_overwrite(Ctx& t, const cache_view& c, std::uint32_t range, std::uint64_t page,
+                                        std::uint32_t pins, bool& fill) {
+  fill = !detail::pin_page(t, c, range, page, pins, true);
+  if (!fill) return t.atomic_load(&c.ranges[range].page_slot[page], memory_order::acquire);
+  const std::uint32_t slot = detail::take_slot(t, c);
+  detail::count(t, &c.counters->overwrites);
+  return slot;
+}
+
+// The end of a fill acquire_overwrite asked for: the line is the page's, valid and dirty.
+template <class Ctx>
+GPMX_HD void publish_overwrite(Ctx& t, const cache_view& c, std::uint32_t range, std::uint64_t page,
+                               std::uint32_t slot) {
+  detail::publish_page(t, c, range, page, slot, true);
 }
 
 template <class Ctx>
