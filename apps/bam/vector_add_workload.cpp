@@ -52,6 +52,10 @@ struct stored_add_kernel {
     const std::uint64_t lines = (c.size() + per_line - 1) / per_line, warps = t.global_count() / 32;
     for (std::uint64_t line = t.global_id() / 32; line < lines; line += warps) {
       if (overwrite) {
+        // a's and b's pages pinned before c's line is taken, as the other
+        // path takes them: a warp holds at most three lines either way.
+        (void)ra.read(t, line * per_line);
+        (void)rb.read(t, line * per_line);
         c.overwrite_page(t, line, [&](std::uint64_t i) { return ra.read(t, i) + rb.read(t, i); });
       } else {
         const std::uint64_t end = std::min(c.size(), (line + 1) * per_line);

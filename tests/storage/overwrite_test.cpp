@@ -7,6 +7,8 @@
 
 #include <vector>
 
+#include "gpmx/sim/config.hpp"
+#include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/storage/array.hpp"
 #include "gpmx/storage/cache_memory.hpp"
 #include "storage/storage_rig.hpp"
@@ -148,6 +150,33 @@ TEST(BamOverwrite, WorksOnAReplicatedRange) {
     const auto file = read_words(d->path());
     for (std::uint64_t i = 0; i < 4 * words_per_line; ++i) ASSERT_EQ(file[i], written(i)) << d->path() << " " << i;
   }
+}
+
+// The same pages written through a warp cursor (each line read first).
+struct cursor_pages {
+  template <class Ctx>
+  void operator()(Ctx& t, array_view<std::uint64_t> a, std::uint64_t pages) const {
+    warp_cursor<std::uint64_t> c(a);
+    for (std::uint64_t i = t.lane_id(); i < pages * words_per_line; i += 32) c.write(t, i, written(i));
+    c.done(t);
+  }
+};
+
+// In the timed mode one warp's fill issues as warp-wide stores: no more
+// warp instructions than writing the same pages through a cursor.
+TEST(BamOverwrite, AWarpFillsALineWithWarpWideStoresInTheTimedMode) {
+  std::uint64_t instructions[2] = {0, 0};
+  for (int way = 0; way < 2; ++way) {
+    sim::gpu_model gpu(sim::named_config("sbrp-table1"));
+    cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
+    storage_rig rig(ex, {.device_bytes = 16 * 4096});
+    page_cache cache({.line_bytes = 4096, .lines = 16});
+    const auto a = cache.array<std::uint64_t>(cache.add_range(4, 0, rig.device_list(), rig.queues), 4 * words_per_line);
+    if (way == 0) launch(ex, cache, {dim3(1), dim3(32), 0, "cursor_pages"}, cursor_pages{}, a, std::uint64_t(4));
+    else launch(ex, cache, {dim3(1), dim3(32), 0, "overwrite_pages"}, overwrite_pages{}, a, std::uint64_t(4), 32u);
+    instructions[way] = gpu.totals().instructions();
+  }
+  EXPECT_LE(instructions[1], instructions[0]) << "cursor " << instructions[0] << ", overwrite " << instructions[1];
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 
 namespace gpmx::storage {
 
+inline constexpr std::uint32_t whole_warp = 0xffffffffu;
+
 namespace detail {
 GPMX_HD inline std::uint32_t lowest_set_lane(std::uint32_t mask) {
   std::uint32_t b = 0;
@@ -73,10 +75,13 @@ struct array_view {
   // written whole by construction, and a page not in the cache is never
   // read (acquire_overwrite): the BaM vectorAdd's output lines cost one
   // WRITE instead of a READ and a WRITE. Until the group has filled it, the
-  // page's readers wait. Converged lanes, as every accessor here.
+  // page's readers wait. Every lane of `lanes_calling` (default: the whole
+  // warp) calls it together: the groups form over that mask, not over
+  // activemask(), which lanes arriving apart (after a leader's probe) would
+  // see partial, each part filling the page again.
   template <class Ctx, class Gen>
-  GPMX_HD void overwrite_page(Ctx& t, std::uint64_t page, Gen&& gen) const {
-    const std::uint32_t group = t.match_any(t.activemask(), detail::page_key(range, page));
+  GPMX_HD void overwrite_page(Ctx& t, std::uint64_t page, Gen&& gen, std::uint32_t lanes_calling = whole_warp) const {
+    const std::uint32_t group = t.match_any(lanes_calling, detail::page_key(range, page));
     const std::uint32_t leader = detail::lowest_set_lane(group);
     const std::uint32_t lanes = detail::lanes_in(group);
     const bool leads = t.lane_id() == leader;
