@@ -17,10 +17,17 @@ class adaptive_sink {
   GPMX_HD adaptive_sink(const persist_ring& ring, direct_sink direct, ring_sink queued)
       : ring_(ring), direct_(direct), queued_(queued) {}
 
+  // The switch is read once per commit, here: the record goes where its
+  // place was reserved.
   template <class Ctx>
-  GPMX_HD void commit(Ctx& t, const redo_view& r) {
-    if (ring_.helpers_switched_on(t)) queued_.commit(t, r);
-    else direct_.commit(t, r);
+  GPMX_HD sink_place reserve(Ctx& t, std::uint32_t writes) {
+    return ring_.helpers_switched_on(t) ? queued_.reserve(t, writes) : direct_.reserve(t, writes);
+  }
+
+  template <class Ctx>
+  GPMX_HD void commit(Ctx& t, const redo_view& r, sink_place place) {
+    if (place.queued) queued_.commit(t, r, place);
+    else direct_.commit(t, r, place);
   }
 
  private:

@@ -27,8 +27,15 @@ class direct_sink {
         epoch_(log.epoch),
         style_(style) {}
 
+  // The committer's own stream holds its records in sequence order: no
+  // place to take before the number (room is waited for in commit).
   template <class Ctx>
-  GPMX_HD void commit(Ctx& t, const redo_view& r) {
+  GPMX_HD sink_place reserve(Ctx&, std::uint32_t) {
+    return {};
+  }
+
+  template <class Ctx>
+  GPMX_HD void commit(Ctx& t, const redo_view& r, sink_place = {}) {
     const std::uint32_t n = record_entries(r.count);
     const std::uint64_t size = stream_.size();
     wait_for_room(t, s_, log_, index_, pos_, n, size, "a committer's log stream is full (entries needed, stream size)");

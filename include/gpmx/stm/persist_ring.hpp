@@ -99,9 +99,12 @@ class ring_sink {
  public:
   GPMX_HD ring_sink(const tx_shared& s, const persist_ring& ring, std::uint64_t epoch) : s_(s), r_(ring), epoch_(epoch) {}
 
+  // Before the record's sequence number is taken (transaction::commit):
+  // reserves its entries and waits until the helper has drained what their
+  // slots held.
   template <class Ctx>
-  GPMX_HD void commit(Ctx& t, const redo_view& rec) {
-    const std::uint32_t n = record_entries(rec.count);
+  GPMX_HD sink_place reserve(Ctx& t, std::uint32_t writes) {
+    const std::uint32_t n = record_entries(writes);
     if (n > r_.capacity) detail::stm_fail("a record is larger than the persistence buffer", n, r_.capacity);
     const std::uint32_t pos = t.atomic_add(&r_.control[0], n, memory_order::relaxed, scope::block);
     const std::uint32_t* head = &r_.control[1];
@@ -109,6 +112,13 @@ class ring_sink {
       count(t, s_, count_ring_full);
       t.spin_wait([&] { return pos + n - t.atomic_load(head, memory_order::acquire, scope::block) <= r_.capacity; });
     }
+    return {pos, true};
+  }
+
+  template <class Ctx>
+  GPMX_HD void commit(Ctx& t, const redo_view& rec, sink_place place) {
+    const std::uint32_t n = record_entries(rec.count);
+    const std::uint32_t pos = place.pos;
     auto slots = shared_span<log_entry>(r_.entries, r_.capacity).bind(t);
     for (std::uint32_t i = 0; i < n; ++i) {
       const std::uint32_t slot = (pos + i) % r_.capacity;

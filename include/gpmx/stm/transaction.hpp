@@ -35,6 +35,14 @@ struct redo_view {
   std::uint32_t count;
 };
 
+// Where a sink will put a record, decided before the record's sequence
+// number is taken (Sink::reserve): a slot of the helper's ring, or the
+// committer's own stream.
+struct sink_place {
+  std::uint32_t pos = 0;  // the ring's first entry
+  bool queued = false;    // through the helper's ring
+};
+
 template <class Ctx, std::uint32_t MaxOwned = 32, std::uint32_t MaxWrites = 16>
 class transaction {
  public:
@@ -81,10 +89,19 @@ class transaction {
   // The sequence number of this thread's last committed writing transaction (0: none).
   GPMX_HD std::uint32_t last_seq() const { return last_seq_; }
 
-  // Commits unless pre-empted: takes the next sequence number while holding
-  // every orec, writes the visible copy, hands the record to sink (which
-  // may persist it before returning), then releases the orecs. Returns
-  // whether it committed. A read-only transaction takes no number.
+  // Commits unless pre-empted: reserves the record's place in sink, takes
+  // the next sequence number while holding every orec, writes the visible
+  // copy, hands the record to sink (which may persist it before
+  // returning), then releases the orecs. Returns whether it committed. A
+  // read-only transaction takes no number.
+  //
+  // The place comes first: a record that took its number before its place
+  // in a helper's ring could find the ring's log stream filled with larger
+  // numbers drained while it was descheduled, none of which the truncator
+  // may apply before it, and the helper could then never drain it (seen on
+  // a GPU: one run in 13 hung). Reserved first, a record's larger-numbered
+  // predecessors in its stream are at most the ring's capacity
+  // (docs/transactions.md, truncation: progress).
   template <class Sink>
   GPMX_HD bool commit(Sink& sink) {
     if (failed_ || !enter_committing()) {
@@ -92,11 +109,12 @@ class transaction {
       return false;
     }
     if (writes_ > 0) {
+      const sink_place place = sink.reserve(t_, writes_);
       const std::uint32_t seq =
           t_.atomic_add(s_.seq, 1u, memory_order::acq_rel, scope::device) + 1u;
       last_seq_ = seq;
       for (std::uint32_t i = 0; i < writes_; ++i) store_word(t_, &s_.data[write_words_[i]], write_values_[i]);
-      sink.commit(t_, redo_view{seq, write_words_, write_values_, writes_});
+      sink.commit(t_, redo_view{seq, write_words_, write_values_, writes_}, place);
     }
     release_all();
     t_.atomic_store(&s_.status[id_], state(tx_idle), memory_order::seq_cst, scope::device);
