@@ -77,7 +77,11 @@ class tx_device {
   kernel_vector<std::uint64_t> counters_;
   host_visible_vector<std::uint64_t> published_;
   kernel_vector<std::uint32_t> switch_;
-  kernel_vector<std::uint64_t> reclaimed_, durable_end_;  // per log stream, when they wrap
+  // Per log stream, when they wrap: the host's truncator reads durable_end
+  // and writes reclaimed while the kernel runs, so beside a GPU they are
+  // pinned host memory (managed memory would move the page to whichever
+  // side touched it last, each poll faulting it across).
+  host_visible_vector<std::uint64_t> reclaimed_, durable_end_;
 };
 
 // Installs the shape's NVRAM throttle on pool (none when nvram_mbps is 0).

@@ -38,11 +38,12 @@ opened_heap make_heap(const env& e, const workload& w, const params& p, std::uin
                                    "model sets the bandwidth (--set nvm.write_gbs=G)",
                                    w.name(), s.nvram_mbps));
   const stm::log_geometry g = log_geometry_of(w.name(), s, max_writes);
-  if (g.wraps && (e.ex.on_gpu() || e.ex.cpu().options().policy == cpu::schedule::timed || e.ex.cpu().observed()))
+  if (g.wraps && !e.ex.on_gpu() &&
+      (e.ex.cpu().options().policy == cpu::schedule::timed || e.ex.cpu().observed()))
     throw config_error(fmt::format("{}: log_entries={} truncates the log from a host agent while kernels run, "
-                                   "which runs on the cpu executor only (not on a GPU, in the timed mode or "
-                                   "under the checker's trace, where its host writes are neither timed nor "
-                                   "recorded)",
+                                   "which runs beside the cpu executor's workers or a GPU's kernel, not in the "
+                                   "timed mode or under the checker's trace (its host writes would be neither "
+                                   "timed nor recorded)",
                                    w.name(), s.log_entries));
   fresh_directory(e.dir);
   auto pool = std::make_unique<pm::pool>(

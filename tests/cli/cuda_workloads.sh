@@ -83,6 +83,29 @@ for helpers in 0 1; do
   fi
   rm -rf "$d"
 done
+# Log rings truncated by a host thread while the GPU's kernel runs: the
+# committers' rings of 64 entries, the helpers' of the buffer and a drain
+# (their smallest). The truncator must apply records while the kernel
+# runs; the home image must verify; killed runs must recover.
+for spec in "0 64" "1 1312"; do
+  read -r helpers entries <<< "$spec"
+  d="$data/tx-rings-$helpers"
+  expect 0 "$gpmx" run tx-atm -p helpers=$helpers -p log_entries=$entries --backend cuda --json --data "$d"
+  grep -Eq '"records_applied_while_running": [1-9]' out.txt ||
+    { echo "FAIL: no record applied while the GPU ran (helpers $helpers)"; cat out.txt; failures=$((failures + 1)); }
+  expect 0 "$gpmx" verify tx-atm --data "$d"
+  rm -rf "$d"
+  d="$data/tx-rings-kill-$helpers"
+  expect 0 "$gpmx" run tx-atm -p helpers=$helpers -p log_entries=$entries -p batches=256 --backend cuda --kill-after-ms 900 --quiet --data "$d"
+  "$gpmx" recover tx-atm --data "$d" >out.txt 2>&1
+  status=$?
+  if [ $status -eq 0 ]; then
+    expect 0 "$gpmx" verify tx-atm --data "$d"
+  elif ! grep -q "run it first" out.txt; then
+    echo "FAIL: tx-atm recover with rings (helpers $helpers) exited $status"; cat out.txt; failures=$((failures + 1))
+  fi
+  rm -rf "$d"
+done
 expect 0 "$gpmx" bench tx --backend cuda --small --repeat 1 --no-baseline --config A1 --config B1 --json --dir "$data"
 for row in tx_A1_native_off tx_A1_native_on tx_A1_native_adaptive tx_B1_native_on; do
   grep -q "\"$row\"" out.txt || { echo "FAIL: bench tx on the GPU has no $row row"; cat out.txt; failures=$((failures + 1)); }
