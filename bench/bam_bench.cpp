@@ -104,7 +104,9 @@ std::vector<result> run_bam_benchmarks(const bam_bench_options& o) {
   std::vector<result> rows;
   auto add = [&](std::vector<result> more) { rows.insert(rows.end(), more.begin(), more.end()); };
   auto params_of = [&](ab::storage_workload& w, apps::params given) {
-    return ab::resolve_storage_params(w, o.small ? w.small_params() : given);
+    apps::params p = ab::resolve_storage_params(w, o.small ? w.small_params() : given);
+    p["controllers"] = o.controllers;
+    return p;
   };
   if (wanted(o, "graph")) {
     for (const char* name : {"bam-bfs", "bam-cc"}) {

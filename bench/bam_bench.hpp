@@ -31,6 +31,7 @@ struct bam_bench_options {
   unsigned uncached_repeat = 1;        // the no-cache method is one I/O per edge: slow
   std::uint64_t rows = 1u << 22;
   std::uint64_t elements = 1u << 22;
+  std::uint64_t controllers = 1;       // emulated controllers per device (each a host thread)
   std::function<void(const std::string&)> progress;
   // Kernels on this GPU (null: the cpu executor). The mmap rows are left
   // out, with a progress line saying why, where the GPU cannot fault in a

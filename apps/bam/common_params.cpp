@@ -15,6 +15,7 @@ std::vector<param_spec> with_storage_parameters(std::vector<param_spec> own, std
       {"method", default_method, "how kernels reach the data (gpmx list shows the names)"},
       {"cache_kib", default_cache_kib, "page cache size in KiB (BaM methods)"},
       {"queues", 4, "NVMe queue pairs per device"},
+      {"controllers", 1, "emulated controllers per device, each a host thread serving its share of the queue pairs"},
       {"depth", 256, "entries per queue"},
       {"threads", 4096, "kernel threads"}};
   own.insert(own.end(), common.begin(), common.end());
@@ -24,7 +25,7 @@ std::vector<param_spec> with_storage_parameters(std::vector<param_spec> own, std
 params small_storage_params(params own, std::uint64_t line, std::uint64_t method, std::uint64_t cache_kib,
                             std::uint64_t threads) {
   own.insert({{"devices", 1}, {"line", line}, {"method", method}, {"cache_kib", cache_kib}, {"queues", 2},
-              {"depth", 64}, {"threads", threads}});
+              {"controllers", 1}, {"depth", 64}, {"threads", threads}});
   return own;
 }
 
@@ -39,6 +40,10 @@ void check_runtime_parameters(const params& p, std::uint64_t methods) {
   check_range(p, "method", 0, methods - 1);
   check_range(p, "cache_kib", 1, std::uint64_t(1) << 24);
   check_range(p, "queues", 1, 1024);
+  check_range(p, "controllers", 1, 1024);
+  if (p.at("controllers") > p.at("queues"))
+    throw config_error(fmt::format("controllers={} exceeds queues={}: each controller serves at least one queue pair",
+                                   p.at("controllers"), p.at("queues")));
   check_range(p, "depth", 2, 65536);
   check_range(p, "threads", 32, std::uint64_t(1) << 24);
 }
@@ -47,7 +52,11 @@ stack_options stack_options_of(const storage_env& e, const params& runtime, cons
   const std::uint64_t lines = runtime.at("cache_kib") * 1024 / data.at("line");
   if (lines == 0)
     throw config_error(fmt::format("cache_kib={} holds no {}-byte line", runtime.at("cache_kib"), data.at("line")));
+  if (e.device && runtime.at("controllers") != 1)
+    throw config_error(fmt::format("controllers={}: the timed mode models one device per controller (controllers=1)",
+                                   runtime.at("controllers")));
   return {.queues_per_device = std::uint32_t(runtime.at("queues")),
+          .controllers_per_device = std::uint32_t(runtime.at("controllers")),
           .depth = std::uint32_t(runtime.at("depth")),
           .cache_lines = std::uint32_t(lines),
           .deterministic = e.deterministic,

@@ -1,6 +1,6 @@
 #pragma once
 // The storage side of one BaM workload run: a block device per device file,
-// queue pairs per device, an emulated NVMe controller per device attached to
+// queue pairs per device, emulated NVMe controllers per device (one by default) attached to
 // the executor, and one page cache holding a range per stored array
 // (striped over the devices). Alive for the run; the controllers stop
 // serving when it is destroyed.
@@ -24,6 +24,11 @@ namespace gpmx::apps::bam {
 
 struct stack_options {
   std::uint32_t queues_per_device = 4;
+  // Controller c of a device serves its queue pairs c, c + n, ... (n of
+  // them, at most one per queue pair), each on a host thread of its own
+  // beside a GPU or under the parallel schedule; the reads in flight are
+  // split among them.
+  std::uint32_t controllers_per_device = 1;
   std::uint32_t depth = 256;          // entries per queue
   std::uint32_t cache_lines = 2048;
   bool deterministic = false;         // the controllers' completion order drawn from seed

@@ -2,7 +2,7 @@
 # The storage (BaM) workloads through the command line: run and verify each
 # on small data, a wrong result found by verify (exit 1), recover and the
 # recoverable workloads' options refused by name (exit 2), verify without
-# data (exit 3), --backend cuda run (or refused naming why where there is
+# data (exit 3), several controllers per device, --backend cuda run (or refused naming why where there is
 # no GPU), and the storage workloads in gpmx list.
 set -u
 gpmx="$1"
@@ -19,6 +19,11 @@ grep -q '"io_amplification"' out.txt || { echo "FAIL: bam-query amplification"; 
 expect 0 "$gpmx" verify bam-query --data bam
 expect 0 "$gpmx" run bam-vectoradd -p elements=16384 -p cache_kib=256 -p threads=256 --data bam --quiet
 expect 0 "$gpmx" verify bam-vectoradd --data bam
+# Four controllers share the device's four queue pairs; five are refused by name.
+expect 0 "$gpmx" run bam-vectoradd -p elements=16384 -p cache_kib=256 -p threads=256 -p controllers=4 --data bam --quiet
+expect 0 "$gpmx" verify bam-vectoradd --data bam
+expect 2 "$gpmx" run bam-vectoradd -p elements=16384 -p controllers=5 --data bam --quiet
+grep -q "controllers=5 exceeds queues=4" out.txt err.txt || { echo "FAIL: controllers past queues not named"; cat out.txt err.txt; failures=$((failures + 1)); }
 # A wrong level: verify names the node and exits 1.
 printf '\x07\x00\x00\x00' | dd of=bam/bam-bfs/result bs=1 seek=0 conv=notrunc status=none
 expect 1 "$gpmx" verify bam-bfs --data bam

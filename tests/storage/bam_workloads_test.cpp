@@ -141,6 +141,50 @@ TEST(BamWorkloads, DataStripedOverTwoDevicesIsReadAndWrittenRight) {
   }
 }
 
+// Two controllers per device, each serving one of its two queue pairs on a
+// thread of its own (and stepped in turn under the deterministic schedule):
+// every command is served, the results verify. More controllers than queue
+// pairs, or several in the timed mode, are refused by name.
+TEST(BamWorkloads, SeveralControllersShareADevicesQueuePairs) {
+  for (const char* name : {"bam-bfs", "bam-vectoradd"}) {
+    storage_workload& w = workload(name);
+    SCOPED_TRACE(name);
+    const params p = with(resolve_storage_params(w, w.small_params()), {{"queues", 2}, {"controllers", 2}});
+    for (const bool deterministic : {false, true}) {
+      scratch_dir dir;
+      cpu::executor ex(deterministic ? cpu::executor_options{.policy = cpu::schedule::deterministic, .seed = 3}
+                                     : cpu::executor_options{.workers = 2});
+      const storage_env e{ex, dir / "w", deterministic, 3};
+      const storage_run_report r = w.run(e, p);
+      EXPECT_GT(r.io_commands, 0u);
+      cpu::executor check({.workers = 2});
+      const verify_report v = w.verify({check, e.dir});
+      EXPECT_TRUE(v.ok) << v.detail;
+    }
+  }
+  storage_workload& w = workload("bam-vectoradd");
+  scratch_dir dir;
+  cpu::executor ex({.workers = 2});
+  const storage_env e{ex, dir / "w"};
+  const params p = resolve_storage_params(w, w.small_params());
+  w.prepare(e, p);
+  try {
+    w.execute(e, with(p, {{"queues", 2}, {"controllers", 3}}));
+    FAIL() << "three controllers for two queue pairs";
+  } catch (const config_error& x) {
+    EXPECT_NE(std::string(x.what()).find("controllers=3"), std::string::npos) << x.what();
+  }
+  sim::gpu_model gpu(sim::named_config("sbrp-table1"));
+  cpu::executor timed({.policy = cpu::schedule::timed, .timing = &gpu});
+  const storage_env te{timed, dir / "t", false, 1, {}, storage::device_timing::named("nand-ssd")};
+  try {
+    w.run(te, with(p, {{"elements", 1u << 12}, {"controllers", 2}}));
+    FAIL() << "two controllers in the timed mode";
+  } catch (const config_error& x) {
+    EXPECT_NE(std::string(x.what()).find("controllers=2"), std::string::npos) << x.what();
+  }
+}
+
 TEST(BamWorkloads, TheQueryReadsLessThroughTheCacheThanTheTiledBaseline) {
   storage_workload& w = workload("bam-query");
   scratch_dir dir;

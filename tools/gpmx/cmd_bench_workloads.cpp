@@ -107,6 +107,10 @@ void register_bam(CLI::App& bench) {
   sub->add_option("--graph-threads", a->o.graph_threads, "kernel threads of the graph runs")->capture_default_str();
   sub->add_option("--rows", a->o.rows, "rows of the taxi-like table")->capture_default_str();
   sub->add_option("--elements", a->o.elements, "elements per vector of vectorAdd")->capture_default_str();
+  sub->add_option("--controllers", a->o.controllers,
+                  "emulated controllers per device, each a host thread serving its share of the queue pairs")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
   sub->add_flag("--small", a->o.small, "the workloads' test sizes (a quick check that everything runs)");
   add_backend_option(sub, a->backend, "where kernels run: cpu, or cuda (GPU 0; controllers serve its queues from "
                                       "host threads)");
