@@ -69,19 +69,24 @@ done
 expect 0 "$gpmx" run tx-atm -p helpers=2 -p threshold_mbps=1 -p slice_us=100 --backend cuda --json --data "$data/tx-adaptive"
 grep -Eq '"helper_switches": [1-9]' out.txt || { echo "FAIL: the monitor beside the GPU never switched"; cat out.txt; failures=$((failures + 1)); }
 expect 0 "$gpmx" verify tx-atm --data "$data/tx-adaptive"
+# recover_and_verify DIR WHAT: tx-atm killed in DIR recovers and verifies
+# (a kill before the pools existed leaves nothing to recover).
+recover_and_verify() {
+  "$gpmx" recover tx-atm --data "$1" >out.txt 2>&1
+  local status=$?
+  if [ $status -eq 0 ]; then
+    expect 0 "$gpmx" verify tx-atm --data "$1"
+  elif ! grep -q "run it first" out.txt; then
+    echo "FAIL: tx-atm recover ($2) exited $status"; cat out.txt; failures=$((failures + 1))
+  fi
+  rm -rf "$1"
+}
 # Killed while transactions run (many batches, each applied and truncated):
 # recovery applies the durable prefix, verify checks the total and promises.
 for helpers in 0 1; do
   d="$data/tx-kill-$helpers"
   expect 0 "$gpmx" run tx-atm -p helpers=$helpers -p batches=1024 --backend cuda --kill-after-ms 600 --quiet --data "$d"
-  "$gpmx" recover tx-atm --data "$d" >out.txt 2>&1
-  status=$?
-  if [ $status -eq 0 ]; then
-    expect 0 "$gpmx" verify tx-atm --data "$d"
-  elif ! grep -q "run it first" out.txt; then
-    echo "FAIL: tx-atm recover (helpers $helpers) exited $status"; cat out.txt; failures=$((failures + 1))
-  fi
-  rm -rf "$d"
+  recover_and_verify "$d" "helpers $helpers"
 done
 # Log rings truncated by a host thread while the GPU's kernel runs: the
 # committers' rings of 64 entries, the helpers' of the buffer and a drain
@@ -97,14 +102,7 @@ for spec in "0 64" "1 1312"; do
   rm -rf "$d"
   d="$data/tx-rings-kill-$helpers"
   expect 0 "$gpmx" run tx-atm -p helpers=$helpers -p log_entries=$entries -p batches=256 --backend cuda --kill-after-ms 900 --quiet --data "$d"
-  "$gpmx" recover tx-atm --data "$d" >out.txt 2>&1
-  status=$?
-  if [ $status -eq 0 ]; then
-    expect 0 "$gpmx" verify tx-atm --data "$d"
-  elif ! grep -q "run it first" out.txt; then
-    echo "FAIL: tx-atm recover with rings (helpers $helpers) exited $status"; cat out.txt; failures=$((failures + 1))
-  fi
-  rm -rf "$d"
+  recover_and_verify "$d" "rings, helpers $helpers"
 done
 expect 0 "$gpmx" bench tx --backend cuda --small --repeat 1 --no-baseline --config A1 --config B1 --json --dir "$data"
 for row in tx_A1_native_off tx_A1_native_on tx_A1_native_adaptive tx_B1_native_on; do
