@@ -21,6 +21,19 @@ log_truncator::log_truncator(tx_heap& heap, const tx_log& log)
   for (std::uint32_t i = 0; i < cursor_.size(); ++i) cursor_[i] = starts.empty() ? 0 : starts[i];
 }
 
+log_truncator::pending_record& log_truncator::pending_slot(std::uint32_t seq) {
+  const std::uint64_t first = heap_.applied_upto() + 1;
+  if (pending_.empty() || seq - first >= pending_.size()) {
+    std::size_t size = pending_.empty() ? 1024 : pending_.size();
+    while (seq - first >= size) size *= 2;
+    std::vector<pending_record> grown(size);
+    for (pending_record& r : pending_)
+      if (r.present) grown[r.seq % size] = std::move(r);
+    pending_ = std::move(grown);
+  }
+  return pending_[seq % pending_.size()];
+}
+
 bool log_truncator::read_published() {
   bool any = false;
   const log_geometry& g = log_.geometry;
@@ -41,11 +54,15 @@ bool log_truncator::read_published() {
                                      where_, i, r.end, end));
     for (std::size_t k = 0; k < got_.records.size(); ++k) {
       const scanned_record& rec = got_.records[k];
-      pending_record& p = pending_[rec.seq];
+      unreclaimed_[i].push_back({rec.seq, ends_[k]});
+      if (rec.seq <= heap_.applied_upto()) continue;  // applied already: only its entries wait to be given back
+      pending_record& p = pending_slot(rec.seq);
+      if (!p.present) ++pending_count_;
+      p.present = true;
+      p.seq = rec.seq;
       p.stream = i;
       p.writes.assign(got_.writes.begin() + std::ptrdiff_t(rec.first_write),
                       got_.writes.begin() + std::ptrdiff_t(rec.first_write + rec.count));
-      unreclaimed_[i].push_back({rec.seq, ends_[k]});
     }
     any = any || r.end != cursor_[i];
     cursor_[i] = r.end;
@@ -58,15 +75,17 @@ bool log_truncator::apply_run() {
   const std::span<std::uint32_t> home = heap_.home();
   touched_.clear();
   applied_streams_.clear();
-  for (;;) {
-    const auto it = pending_.find(std::uint32_t(upto + 1));
-    if (it == pending_.end()) break;
-    for (const word_write& w : it->second.writes) {
+  while (pending_count_ != 0) {
+    pending_record& p = pending_[(upto + 1) % pending_.size()];
+    if (!p.present || p.seq != std::uint32_t(upto + 1)) break;
+    for (const word_write& w : p.writes) {
       home[w.word] = w.value;
       touched_.push_back(w.word);
     }
-    applied_streams_.push_back(it->second.stream);
-    pending_.erase(it);
+    applied_streams_.push_back(p.stream);
+    p.present = false;
+    p.writes.clear();
+    --pending_count_;
     ++upto;
     ++applied_;
   }
@@ -115,7 +134,7 @@ agent::step_result log_truncator::step() {
   const bool applied = apply_run();
   const bool reclaimed = reclaim();
   if (read || applied || reclaimed) return step_result::progressed;
-  return pending_.empty() ? step_result::idle : step_result::waiting;
+  return pending_count_ == 0 ? step_result::idle : step_result::waiting;
 }
 
 }  // namespace gpmx::stm

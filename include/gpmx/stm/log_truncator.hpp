@@ -22,7 +22,6 @@
 #include <deque>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "gpmx/exec/agent.hpp"
@@ -44,10 +43,17 @@ class log_truncator final : public agent {
   std::uint64_t truncations() const { return truncations_; }  // steps that gave entries back
 
  private:
+  // A record read but not applied. The slots form a window over sequence
+  // numbers from the first unapplied one (slot seq % size), grown when a
+  // number lands past it; a slot's writes keep their capacity when it is
+  // emptied, so a steady run allocates nothing per record.
   struct pending_record {
-    std::uint32_t stream;
+    bool present = false;
+    std::uint32_t seq = 0;
+    std::uint32_t stream = 0;
     std::vector<word_write> writes;
   };
+  pending_record& pending_slot(std::uint32_t seq);
   struct placed {
     std::uint32_t seq;
     std::uint64_t end;  // the position after the record in its stream
@@ -61,7 +67,8 @@ class log_truncator final : public agent {
   std::string where_;  // the log, as errors name it
   std::vector<std::uint64_t> cursor_;              // per stream: read up to
   std::vector<std::deque<placed>> unreclaimed_;    // per stream, in stream order
-  std::unordered_map<std::uint32_t, pending_record> pending_;  // read, not applied, by seq
+  std::vector<pending_record> pending_;             // the window; its size a power of two
+  std::uint64_t pending_count_ = 0;
   std::vector<std::uint32_t> touched_;             // home words written by the last apply
   std::vector<std::uint32_t> applied_streams_;     // streams whose records the last apply took
   log_scan got_;                                    // reading buffers, reused
