@@ -90,14 +90,19 @@ for helpers in 0 1; do
 done
 # Log rings truncated by a host thread while the GPU's kernel runs: the
 # committers' rings of 64 entries, the helpers' of the buffer and a drain
-# (their smallest). The truncator must apply records while the kernel
-# runs; the home image must verify; killed runs must recover.
+# (their smallest). A helper's stream takes far more than its ring in a
+# launch, so records must be applied while the kernel runs; a committer's
+# eight records fit its ring, so there the truncator may or may not get to
+# them first (one GPU run applied none; rings of two records, which force
+# it, ran at 3.4 K transfers/s on the cpu executor). The home image must
+# verify; killed runs must recover.
 for spec in "0 64" "1 1312"; do
   read -r helpers entries <<< "$spec"
   d="$data/tx-rings-$helpers"
   expect 0 "$gpmx" run tx-atm -p helpers=$helpers -p log_entries=$entries --backend cuda --json --data "$d"
-  grep -Eq '"records_applied_while_running": [1-9]' out.txt ||
-    { echo "FAIL: no record applied while the GPU ran (helpers $helpers)"; cat out.txt; failures=$((failures + 1)); }
+  if [ "$helpers" = 1 ] && ! grep -Eq '"records_applied_while_running": [1-9]' out.txt; then
+    echo "FAIL: no record applied while the GPU ran (helpers $helpers)"; cat out.txt; failures=$((failures + 1))
+  fi
   expect 0 "$gpmx" verify tx-atm --data "$d"
   rm -rf "$d"
   d="$data/tx-rings-kill-$helpers"
