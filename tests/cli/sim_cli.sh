@@ -38,6 +38,12 @@ python3 -c 'import json; p=json.load(open("report.json"))["config"]["parameters"
   || { echo "FAIL: the report's configuration does not show the --set values"; failures=$((failures + 1)); }
 expect 0 "$gpmx" sim multiqueue --set persist.model=gpm --json --data d5
 has '"model": "gpm"'
+# -p over the test sizes: said before the run, and in the report.
+expect 0 "$gpmx" sim reduction -p seed=2 --data d6
+has_err 'other parameters are its test sizes'
+has 'parameters (test sizes)'
+expect 0 "$gpmx" sim reduction -p seed=2 --json --data d6
+has '"sizes": "test"'
 gpm=$(cycles)
 expect 0 "$gpmx" sim multiqueue --json --data d6
 has '"model": "epoch"'

@@ -26,6 +26,7 @@
 #include "sim_crash_image.hpp"
 #include "sim_order_check.hpp"
 #include "sim_recovery_timing.hpp"
+#include "sim_sizes.hpp"
 #include "sim_storage.hpp"
 
 namespace gpmx::cli {
@@ -102,6 +103,7 @@ void do_sim(const sim_args& a) {
   apps::params given = a.full_size ? apps::params{} : w.small_params();
   for (const std::string& t : a.param_texts) apps::parse_param(t, given);
   const apps::params p = apps::resolve_params(w, given);
+  note_test_sizes(a.workload, a.param_texts, a.full_size, a.quiet || a.json);
   // A seeded bug runs in the style it is written in unless --style says
   // otherwise (then the run refuses it, naming both).
   if (a.time_recovery && !a.crash_at) throw config_error("gpmx sim: --time-recovery needs --crash-at");
@@ -139,7 +141,7 @@ void do_sim(const sim_args& a) {
   cpu::executor check_ex;
   const apps::verify_report v = w.verify({check_ex, dir});
 
-  sim::run_summary sum{a.workload, std::string(apps::to_string(s)), p, wall, v.ok, v.detail};
+  sim::run_summary sum{a.workload, std::string(apps::to_string(s)), p, wall, v.ok, v.detail, a.full_size};
   nlohmann::json j = sim::report_json(gpu, sum);
   // The crash image replaces the files only after the whole run verified.
   std::optional<order_check_summary> order;

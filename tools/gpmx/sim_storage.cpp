@@ -13,6 +13,7 @@
 #include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/sim/report.hpp"
 #include "progress_bar.hpp"
+#include "sim_sizes.hpp"
 
 namespace gpmx::cli {
 
@@ -22,6 +23,7 @@ bool sim_storage_workload(const sim_storage_args& a, const sim::sim_config& c) {
   apps::params given = a.full_size ? apps::params{} : w->small_params();
   for (const std::string& t : a.param_texts) apps::parse_param(t, given);
   const apps::params p = apps::bam::resolve_storage_params(*w, given);
+  note_test_sizes(a.workload, a.param_texts, a.full_size, a.quiet || a.json);
   const storage::device_timing device = storage::device_timing::named(a.device);
   const std::filesystem::path dir = std::filesystem::path(a.data) / a.workload;
   const auto lock = apps::lock_workload_directory(dir, true);
@@ -41,7 +43,7 @@ bool sim_storage_workload(const sim_storage_args& a, const sim::sim_config& c) {
   cpu::executor check_ex;
   const apps::verify_report v = w->verify({check_ex, dir});
 
-  sim::run_summary sum{a.workload, "storage", p, wall, v.ok, v.detail};
+  sim::run_summary sum{a.workload, "storage", p, wall, v.ok, v.detail, a.full_size};
   nlohmann::json j = sim::report_json(gpu, sum);
   j["storage"] = {{"device", device.name},
                   {"latency_us", device.latency_us},
