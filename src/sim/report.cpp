@@ -78,6 +78,7 @@ nlohmann::json report_json(const gpu_model& gpu, const run_summary& run) {
   j["workload"] = run.workload;
   j["style"] = run.style;
   j["params"] = run.params;
+  j["sizes"] = run.full_size ? "full" : "test";
   nlohmann::json cfg = nlohmann::json::object();
   for (const auto& [k, v] : describe(gpu.config())) cfg[k] = v;
   j["config"] = {{"name", gpu.config().name}, {"parameters", cfg}};
@@ -115,7 +116,7 @@ std::string report_table(const gpu_model& gpu, const run_summary& run) {
   std::string out;
   out += fmt::format("{:<26} {}\n", "workload", run.workload);
   out += fmt::format("{:<26} {}\n", "style", run.style);
-  out += fmt::format("{:<26} {}\n", "parameters", params);
+  out += fmt::format("{:<26} {}\n", run.full_size ? "parameters (full size)" : "parameters (test sizes)", params);
   out += fmt::format("{:<26} {} (gpmx sim --list-configs; JSON lists every parameter)\n", "configuration",
                      gpu.config().name);
   out += fmt::format("{:<26} {:.0f} cycles = {:.3f} us in {} launches\n", "simulated kernel time",

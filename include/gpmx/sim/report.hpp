@@ -19,6 +19,9 @@ struct run_summary {
   double wall_seconds = 0;
   bool verified = false;
   std::string verify_detail;
+  // What the parameters started from before -p: the workload's test sizes
+  // (gpmx sim's default) or its own defaults (--full-size).
+  bool full_size = false;
 };
 
 nlohmann::json report_json(const gpu_model& gpu, const run_summary& run);
