@@ -97,11 +97,9 @@ struct served_device {
       queues.push_back(memory.back()->view());
     }
     const std::uint32_t n = std::min(o.controllers, o.queues);
-    co.ring_entries = std::max<std::uint32_t>(1, o.ring_entries / n);
-    for (std::uint32_t c = 0; c < n; ++c) {
-      std::vector<st::queue_pair_view> mine;
-      for (std::uint32_t q = c; q < o.queues; q += n) mine.push_back(queues[q]);
-      controllers.push_back(std::make_unique<st::controller>(dev, mine, co));
+    for (st::controller_share& share : st::share_queue_pairs(queues, n, o.ring_entries)) {
+      co.ring_entries = share.ring_entries;
+      controllers.push_back(std::make_unique<st::controller>(dev, std::move(share.queues), co));
     }
     // Attached last: a controller serves from the moment it is attached.
     on.reserve(n);

@@ -11,10 +11,6 @@ storage_stack::storage_stack(cpu::executor& ex, const std::filesystem::path& dir
     : layout_(l) {
   if (o.queues_per_device == 0 || o.queues_per_device > 1024)
     throw config_error(fmt::format("queues={} must be 1 to 1024", o.queues_per_device));
-  if (o.controllers_per_device == 0 || o.controllers_per_device > o.queues_per_device)
-    throw config_error(fmt::format("controllers={} must be 1 to queues={}", o.controllers_per_device,
-                                   o.queues_per_device));
-  const std::uint32_t n = o.controllers_per_device;
   std::vector<const storage::block_device*> devices;
   std::vector<storage::queue_pair_view> queues;  // device-major, as the cache's ranges want them
   for (std::uint32_t d = 0; d < l.devices; ++d) {
@@ -28,13 +24,13 @@ storage_stack::storage_stack(cpu::executor& ex, const std::filesystem::path& dir
       mine.push_back(queue_memory_.back()->view());
     }
     queues.insert(queues.end(), mine.begin(), mine.end());
-    const std::uint32_t in_flight = std::min<std::uint32_t>(256, o.queues_per_device * o.depth);
+    const std::uint32_t n = o.controllers_per_device;
+    const auto shares =
+        storage::share_queue_pairs(mine, n, std::min<std::uint32_t>(256, o.queues_per_device * o.depth));
     for (std::uint32_t c = 0; c < n; ++c) {
-      std::vector<storage::queue_pair_view> served;
-      for (std::uint32_t q = c; q < o.queues_per_device; q += n) served.push_back(mine[q]);
       controllers_.push_back(std::make_unique<storage::controller>(
-          *devices_.back(), served,
-          storage::controller_options{.ring_entries = std::max<std::uint32_t>(1, in_flight / n),
+          *devices_.back(), shares[c].queues,
+          storage::controller_options{.ring_entries = shares[c].ring_entries,
                                       .deterministic = o.deterministic,
                                       .seed = o.seed + std::uint64_t(d) * n + c,
                                       .timing = o.timing,

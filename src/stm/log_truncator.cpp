@@ -21,8 +21,8 @@ log_truncator::log_truncator(tx_heap& heap, const tx_log& log)
   for (std::uint32_t i = 0; i < cursor_.size(); ++i) cursor_[i] = starts.empty() ? 0 : starts[i];
 }
 
-log_truncator::pending_record& log_truncator::pending_slot(std::uint32_t seq) {
-  const std::uint64_t first = heap_.applied_upto() + 1;
+log_truncator::pending_record& log_truncator::pending_slot(std::uint32_t seq, std::uint64_t applied) {
+  const std::uint64_t first = applied + 1;
   if (pending_.empty() || seq - first >= pending_.size()) {
     std::size_t size = pending_.empty() ? 1024 : pending_.size();
     while (seq - first >= size) size *= 2;
@@ -38,6 +38,7 @@ bool log_truncator::read_published() {
   bool any = false;
   const log_geometry& g = log_.geometry;
   const std::span<const log_entry> all(log_.entries.raw(), g.entries());
+  const std::uint64_t applied = heap_.applied_upto();  // only apply_run moves it
   for (std::uint32_t i = 0; i < g.streams(); ++i) {
     // Acquire: the writer's entries before its publication are visible.
     const std::uint64_t end = std::atomic_ref<std::uint64_t>(log_.durable_end[i]).load(std::memory_order_acquire);
@@ -55,8 +56,8 @@ bool log_truncator::read_published() {
     for (std::size_t k = 0; k < got_.records.size(); ++k) {
       const scanned_record& rec = got_.records[k];
       unreclaimed_[i].push_back({rec.seq, ends_[k]});
-      if (rec.seq <= heap_.applied_upto()) continue;  // applied already: only its entries wait to be given back
-      pending_record& p = pending_slot(rec.seq);
+      if (rec.seq <= applied) continue;  // applied already: only its entries wait to be given back
+      pending_record& p = pending_slot(rec.seq, applied);
       if (!p.present) ++pending_count_;
       p.present = true;
       p.seq = rec.seq;

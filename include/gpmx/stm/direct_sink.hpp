@@ -35,7 +35,7 @@ class direct_sink {
   }
 
   template <class Ctx>
-  GPMX_HD void commit(Ctx& t, const redo_view& r, sink_place = {}) {
+  GPMX_HD void commit(Ctx& t, const redo_view& r, sink_place) {
     const std::uint32_t n = record_entries(r.count);
     const std::uint64_t size = stream_.size();
     wait_for_room(t, s_, log_, index_, pos_, n, size, "a committer's log stream is full (entries needed, stream size)");

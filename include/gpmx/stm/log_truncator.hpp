@@ -53,7 +53,8 @@ class log_truncator final : public agent {
     std::uint32_t stream = 0;
     std::vector<word_write> writes;
   };
-  pending_record& pending_slot(std::uint32_t seq);
+  // seq's slot, growing the window when seq lies past it; applied: applied_upto.
+  pending_record& pending_slot(std::uint32_t seq, std::uint64_t applied);
   struct placed {
     std::uint32_t seq;
     std::uint64_t end;  // the position after the record in its stream

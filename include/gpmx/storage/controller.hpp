@@ -57,6 +57,17 @@ struct controller_counters {
   vtime device_time = 0;
 };
 
+// How n controllers share one device's queue pairs: controller c serves
+// pairs c, c + n, ...; each may keep `in_flight / n` reads in flight (at
+// least one). n must be 1 to queues.size(): storage_error(config) names
+// both otherwise (config_error).
+struct controller_share {
+  std::vector<queue_pair_view> queues;
+  std::uint32_t ring_entries;
+};
+std::vector<controller_share> share_queue_pairs(const std::vector<queue_pair_view>& queues, std::uint32_t n,
+                                                std::uint32_t in_flight);
+
 class controller final : public agent {
  public:
   controller(block_device& device, std::vector<queue_pair_view> queues, controller_options o = {});
