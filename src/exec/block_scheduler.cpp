@@ -349,13 +349,6 @@ void block_scheduler::timed_park(thread_ctx& t, const timed_op& op) {
   suspend(t, wait_kind::timed);
 }
 
-bool block_scheduler::timed_record(thread_ctx& t, const timed_op& op) {
-  const std::uint32_t w = t.warp_id(), lane = t.lane_id();
-  std::uint16_t& n = timed_[w].recorded[lane];
-  recorded_op(w, lane, n++) = op;
-  return n < state_.run_ahead;
-}
-
 bool block_scheduler::timed_has_recorded(const thread_ctx& t) const {
   return timed_[t.warp_id()].recorded[t.lane_id()] != 0;
 }

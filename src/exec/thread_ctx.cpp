@@ -41,9 +41,12 @@ void thread_ctx::spin_yield() {
     // Another try of the condition costs what its last read costs: an
     // atomic load (sub = atomic_op::load) or a load through a view (none).
     const detail::fiber_record& f = *fiber_;
+    // Every spin try has this one place: lanes retrying any spin_wait issue
+    // together.
+    static constexpr source_loc spin_try = source_loc::current();
     timed_stop(timed_op{timed_kind::spin, f.spin_probe_space, f.spin_probe_scope,
                         std::uint8_t(f.spin_probe_atomic ? atomic_op::load : atomic_op::none), f.spin_probe_bytes,
-                        f.spin_probe, 0, "spin_wait", 0, f.spin_probe_acquire});
+                        f.spin_probe, 0, f.spin_probe_acquire, spin_try});
     return;
   }
   prepare_to_wait();
@@ -63,13 +66,15 @@ void thread_ctx::spin_read_once() {
   const timed_kind k = f.spin_probe_acquire ? timed_kind::flag_acquire
                        : f.spin_probe_atomic ? timed_kind::atomic
                                              : timed_kind::load;
+  static constexpr source_loc first_check = source_loc::current();  // apart from the retries
   timed_stop(timed_op{k, f.spin_probe_space, f.spin_probe_scope,
                       std::uint8_t(k == timed_kind::atomic ? atomic_op::load : atomic_op::none), f.spin_probe_bytes,
-                      f.spin_probe, 0, "spin_wait", 1});
+                      f.spin_probe, 0, false, first_check});
 }
 
-void thread_ctx::deterministic_yield(const timed_op& given) {
-  timed_op op = given;
+void thread_ctx::deterministic_yield(std::uint32_t what, std::uint32_t bytes, const void* p, source_loc loc) {
+  timed_op op{timed_kind(what & 0xff), mem_space((what >> 8) & 0xff), scope((what >> 16) & 0xff),
+              std::uint8_t(what >> 24), bytes, p, 0, false, loc};
   // An atomic on a raw pointer carries no space: the timed model must know
   // a block's shared memory, which a GPU serves in the SM, not at the L2.
   if (b_->timed && op.addr && b_->in_shared(op.addr)) op.space = mem_space::shared;
@@ -95,7 +100,7 @@ void thread_ctx::deterministic_yield(const timed_op& given) {
     if (!ahead) return timed_stop(op);
     op.work = fiber_->work;
     fiber_->work = 0;
-    if (b_->scheduler->timed_record(*this, op)) return;
+    if (b_->scheduler->timed_record(warp_id(), lane_id(), op)) return;
     prepare_to_wait();
     return b_->scheduler->timed_hold(*this);
   }

@@ -13,8 +13,7 @@ namespace gpmx::cpu::detail {
 namespace {
 
 bool same_operation(const timed_op& a, const timed_op& b) {
-  return a.kind == b.kind && a.sub == b.sub && a.space == b.space && a.line == b.line &&
-         (a.file == b.file || (a.file && b.file && std::strcmp(a.file, b.file) == 0));
+  return a.kind == b.kind && a.sub == b.sub && a.space == b.space && same_place(a.loc, b.loc);
 }
 
 bool wakes_others(timed_kind k) {

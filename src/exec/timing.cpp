@@ -1,7 +1,22 @@
 // Names of the timed schedule's operations and stall reasons.
 #include "gpmx/exec/timing.hpp"
 
+#include <cstring>
+
 namespace gpmx {
+
+#if defined(__cpp_lib_source_location)
+static_assert(sizeof(timed_op) == 32, "timed_op: two to a cache line");
+#endif
+
+bool same_place(const source_loc& a, const source_loc& b) {
+  if (a.line() != b.line()) return false;
+  const char* fa = a.file_name();
+  const char* fb = b.file_name();
+  // One file's name is usually one string; an inline function's copies in
+  // several translation units may each have their own.
+  return fa == fb || std::strcmp(fa, fb) == 0;
+}
 
 const char* to_string(timed_kind k) {
   switch (k) {

@@ -41,6 +41,9 @@ enum class timed_kind : std::uint8_t {
 inline constexpr unsigned timed_kind_count = 12;
 const char* to_string(timed_kind k);
 
+// 32 bytes (with std::source_location, one pointer): lanes record thousands
+// of these ahead of their warp's issue, and the simulator's speed follows
+// how many cache lines they take.
 struct timed_op {
   timed_kind kind = timed_kind::load;
   mem_space space = mem_space::global;
@@ -49,10 +52,12 @@ struct timed_op {
   std::uint32_t bytes = 0;
   const void* addr = nullptr;
   std::uint32_t work = 0;      // instructions the thread declared with work() since its last operation
-  const char* file = nullptr;  // where it was written: lanes at different places issue apart
-  std::uint32_t line = 0;
   bool acquire = false;        // spin: the condition's read was a persist acquire of scope `sc`
+  source_loc loc{};            // where it was written: lanes at different file:line issue apart
 };
+// Whether two lanes stopped at the same place in the source (file and line,
+// as a warp's divergent paths are told apart).
+bool same_place(const source_loc& a, const source_loc& b);
 
 // One warp instruction: the lanes in `lanes` stopped at the same operation.
 struct warp_instruction {

@@ -64,8 +64,10 @@ struct sim_config {
     sched_policy policy = sched_policy::gto;
     // Plain loads a lane performs ahead of its warp's issue (0: none). The
     // simulator's speed, not the machine: the same cycles for kernels whose
-    // loads do not race with stores (docs/sim.md, Speed).
-    std::uint32_t run_ahead = 16;
+    // loads do not race with stores (docs/sim.md, Speed). 64: a lane's
+    // records take 2 KB (32 bytes each), and a loop of loads resumes its
+    // lane a quarter as often as with 16.
+    std::uint32_t run_ahead = 64;
   } sched;
 
   struct {

@@ -467,15 +467,18 @@ class thread_ctx {
   // thread stops here until its warp issues the operation.
   void sync_point(timed_kind k, scope sc, std::uint8_t sub, const void* p, std::size_t bytes,
                   const source_loc& loc, mem_space space = mem_space::global) {
-    if (b_->deterministic) deterministic_yield(timed_op{k, space, sc, sub, std::uint32_t(bytes), p, 0,
-                                                        loc.file_name(), std::uint32_t(loc.line())});
+    // The fields go in registers (an op built here and copied there would
+    // wait for the store buffer on every load).
+    if (b_->deterministic)
+      deterministic_yield(std::uint32_t(k) | std::uint32_t(space) << 8 | std::uint32_t(sc) << 16 |
+                              std::uint32_t(sub) << 24,
+                          std::uint32_t(bytes), p, loc);
   }
   // A point only the timed schedule stops at (barriers, warp collectives,
   // fences, spins): the deterministic schedule's traces stay as they were.
   void timed_point(timed_kind k, scope sc, std::uint8_t sub, const void* p, std::size_t bytes,
                    const source_loc& loc) {
-    timed_stop(timed_op{k, mem_space::global, sc, sub, std::uint32_t(bytes), p, 0, loc.file_name(),
-                        std::uint32_t(loc.line())});
+    timed_stop(timed_op{k, mem_space::global, sc, sub, std::uint32_t(bytes), p, 0, false, loc});
   }
 
   detail::barrier_result barrier(std::uint32_t pred, const source_loc& loc);
@@ -494,7 +497,8 @@ class thread_ctx {
   // Timed schedule with run-ahead: parks until the loads this thread
   // recorded have issued (nothing if none).
   void timed_wait_for_recorded();
-  void deterministic_yield(const timed_op& op);
+  // `what`: the op's kind, space, scope and sub, a byte each from the lowest.
+  void deterministic_yield(std::uint32_t what, std::uint32_t bytes, const void* p, source_loc loc);
   void timed_stop(timed_op op);
 
   // The observed half, out of line. In the deterministic schedule each is
