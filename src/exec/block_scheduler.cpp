@@ -171,6 +171,7 @@ void block_scheduler::run_fiber(fiber_record* rec) {
 }
 
 void block_scheduler::suspend(thread_ctx& t, wait_kind why) {
+  if (checking_off_fiber_) throw_wait_in_condition();
   fiber_record& rec = t.fiber();
   rec.thread = &t;  // valid while suspended: reports and wake-ups read it
   rec.wait = why;
@@ -336,6 +337,7 @@ void block_scheduler::timed_stop_at(timed_slot& slot, std::uint32_t w, std::uint
 }
 
 void block_scheduler::timed_park(thread_ctx& t, const timed_op& op) {
+  if (checking_off_fiber_) throw_wait_in_condition();
   const std::uint32_t w = t.warp_id(), lane = t.lane_id();
   timed_slot& slot = timed_[w];
   slot.fiber[lane] = &t.fiber();
@@ -351,6 +353,21 @@ void block_scheduler::timed_park(thread_ctx& t, const timed_op& op) {
 
 bool block_scheduler::timed_has_recorded(const thread_ctx& t) const {
   return timed_[t.warp_id()].recorded[t.lane_id()] != 0;
+}
+
+void block_scheduler::throw_wait_in_condition() {
+  throw kernel_usage_error(
+      "a spin_wait condition waited (a barrier, warp collective, fence or persist wait inside it): in the timed "
+      "schedule a condition is checked off its thread's fiber and may only read and update memory");
+}
+
+void block_scheduler::timed_restop(thread_ctx& t, const timed_op& op) {
+  const std::uint32_t w = t.warp_id(), lane = t.lane_id();
+  // Resuming and parking again would leave the lane parked and suspended
+  // as it is, count one event, and check a pending activemask().
+  timed_stop_at(timed_[w], w, lane, op);
+  ++events_;
+  if (warps_[w].activemask_waiting) check_activemask(w);
 }
 
 void block_scheduler::timed_hold(thread_ctx& t) {
@@ -386,7 +403,14 @@ void block_scheduler::resume_lanes(std::uint32_t w, std::uint32_t lanes) {
       continue;
     }
     slot.recorded[lane] = slot.at[lane] = 0;
-    run_fiber(slot.fiber[lane]);
+    fiber_record* f = slot.fiber[lane];
+    if (f->spin_condition) {  // a spin try: check the condition here, resume only if it held
+      checking_off_fiber_ = true;
+      const bool resume = f->thread->retry_spin_off_fiber();
+      checking_off_fiber_ = false;
+      if (!resume) continue;
+    }
+    run_fiber(f);
     if (L_->abort.load(std::memory_order_relaxed)) return;
   }
   run_woken();

@@ -103,6 +103,11 @@ class block_scheduler {
   // Parks t, which stopped after recorded loads, until its warp has issued
   // them all.
   void timed_hold(thread_ctx& t);
+  // A spin try checked off the lane's fiber (thread_ctx::retry_spin_off_fiber)
+  // failed: the lane stops at `op`, its next try, as if it had been resumed
+  // and parked again.
+  void timed_restop(thread_ctx& t, const timed_op& op);
+  [[noreturn]] static void throw_wait_in_condition();
   // Runs every unstarted thread to its first stop.
   void stage();
   // Resumes the given parked lanes of warp w, in lane order; each runs to
@@ -212,6 +217,7 @@ class block_scheduler {
   std::vector<std::uint32_t> touched_;
 
   std::uint64_t events_ = 0;  // exits and arrivals: what counts as progress
+  bool checking_off_fiber_ = false;  // a spin condition runs on the scheduler's stack: it may not wait
   std::vector<std::uint32_t> order_;
   // A page: the timed mode's model sees shared memory at its host address's
   // offset within a page and picks banks by it, so an arena wherever the

@@ -5,6 +5,7 @@
 #include <boost/context/fiber.hpp>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 
 #include "gpmx/exec/cpu/block_state.hpp"
@@ -55,6 +56,12 @@ struct fiber_record {
   bool spin_probe_atomic = false;
   bool spin_probe_acquire = false;  // the read was a persist acquire, of this scope:
   scope spin_probe_scope = scope::device;
+  // While the thread retries a spin_wait: its condition, which the scheduler
+  // calls at each try (thread_ctx::timed_spin_wait), and what it threw.
+  bool (*spin_condition)(void*) = nullptr;
+  void* spin_condition_arg = nullptr;
+  std::exception_ptr spin_error;
+  bool spin_held = false;  // the scheduler's check found the condition true
 
   // Sanitizer bookkeeping.
   const void* stack_bottom = nullptr;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
+#include <utility>
 #include <optional>
 #include <fmt/format.h>
 
@@ -36,21 +38,73 @@ std::uint32_t thread_ctx::activemask() {
   return b_->scheduler->activemask(*this);
 }
 
+namespace {
+// Another try of a spin condition costs what its last read costs: an atomic
+// load (sub = atomic_op::load) or a load through a view (none).
+timed_op spin_try_op(const detail::fiber_record& f) {
+  // Every spin try has this one place: lanes retrying any spin_wait issue
+  // together.
+  static constexpr source_loc spin_try = source_loc::current();
+  return timed_op{timed_kind::spin, f.spin_probe_space, f.spin_probe_scope,
+                  std::uint8_t(f.spin_probe_atomic ? atomic_op::load : atomic_op::none), f.spin_probe_bytes,
+                  f.spin_probe, 0, f.spin_probe_acquire, spin_try};
+}
+}  // namespace
+
 void thread_ctx::spin_yield() {
-  if (b_->timed) {
-    // Another try of the condition costs what its last read costs: an
-    // atomic load (sub = atomic_op::load) or a load through a view (none).
-    const detail::fiber_record& f = *fiber_;
-    // Every spin try has this one place: lanes retrying any spin_wait issue
-    // together.
-    static constexpr source_loc spin_try = source_loc::current();
-    timed_stop(timed_op{timed_kind::spin, f.spin_probe_space, f.spin_probe_scope,
-                        std::uint8_t(f.spin_probe_atomic ? atomic_op::load : atomic_op::none), f.spin_probe_bytes,
-                        f.spin_probe, 0, f.spin_probe_acquire, spin_try});
-    return;
-  }
+  if (b_->timed) return timed_stop(spin_try_op(*fiber_));
   prepare_to_wait();
   b_->scheduler->spin_yield(*this);
+}
+
+void thread_ctx::spin_retried_off_fiber(bool (*condition)(void*), void* arg) {
+  detail::fiber_record& f = *fiber_;
+  // Cleared however the wait ends (a cancelled launch unwinds from the park).
+  struct clear_on_exit {
+    detail::fiber_record& f;
+    ~clear_on_exit() {
+      f.spin_condition = nullptr;
+      f.spin_condition_arg = nullptr;
+      f.spin_held = false;
+    }
+  } clear{f};
+  f.spin_condition = condition;
+  f.spin_condition_arg = arg;
+  for (;;) {
+    spin_yield();  // resumed once retry_spin_off_fiber found the condition held or throwing
+    if (f.spin_error) std::rethrow_exception(std::exchange(f.spin_error, nullptr));
+    if (std::exchange(f.spin_held, false)) return;
+    // Resumed without that check (no path does so today): check here.
+    in_spin_ = true;
+    const bool ready = condition(arg);
+    in_spin_ = false;
+    if (ready) return;
+  }
+}
+
+bool thread_ctx::retry_spin_off_fiber() {
+  detail::fiber_record& f = *fiber_;
+  bool ready = false;
+  in_spin_ = true;
+  try {
+    ready = f.spin_condition(f.spin_condition_arg);
+  } catch (...) {
+    in_spin_ = false;
+    f.spin_error = std::current_exception();
+    return true;  // the fiber rethrows it
+  }
+  in_spin_ = false;
+  if (ready) {
+    f.spin_held = true;
+    return true;
+  }
+  // What the resumed lane would do: stop at its next try.
+  timed_op op = spin_try_op(f);
+  op.work = f.work;
+  f.work = 0;
+  prepare_to_wait();
+  b_->scheduler->timed_restop(*this, op);
+  return false;
 }
 
 void thread_ctx::spin_begin() {

@@ -148,7 +148,7 @@ class thread_ctx {
   // the writers (in this block or another) can run.
   template <class Pred>
   void spin_wait(Pred&& pred) {
-    if (b_->timed) spin_begin();
+    if (b_->timed) return timed_spin_wait(pred);
     for (bool first = true;; first = false) {
       in_spin_ = true;  // atomics inside the condition are not scheduling points
       const bool ready = pred();
@@ -484,6 +484,25 @@ class thread_ctx {
   detail::barrier_result barrier(std::uint32_t pred, const source_loc& loc);
   std::uint64_t warp(detail::warp_op op, std::uint32_t mask, std::uint64_t value, int arg, int width,
                      const source_loc& loc);
+  // The timed schedule's spin: after a first check on the fiber, the
+  // scheduler itself checks the condition at each try the warp issues, with
+  // no switch to this fiber (a switch to one of thousands of parked fibers
+  // costs cold cache lines), and resumes the lane once it holds.
+  template <class Pred>
+  void timed_spin_wait(Pred& pred) {
+    spin_begin();
+    in_spin_ = true;  // atomics inside the condition are not scheduling points
+    const bool ready = pred();
+    in_spin_ = false;
+    if (ready) return spin_read_once();  // issued: its read costs what a read does
+    spin_retried_off_fiber(+[](void* p) { return (*static_cast<Pred*>(p))(); }, &pred);
+  }
+  void spin_retried_off_fiber(bool (*condition)(void*), void* arg);
+  // For the scheduler, at the issue of this lane's spin try, off its fiber:
+  // checks the condition; false: the lane is stopped at its next try again
+  // (what resuming it would have done); true: the condition held or threw,
+  // and the fiber must be resumed to go on.
+  bool retry_spin_off_fiber();
   void spin_yield();
   void spin_begin();      // timed: forget the last spin's read
   void spin_read_once();  // timed: the read of a condition that held at once, as an operation
