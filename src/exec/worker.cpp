@@ -26,8 +26,9 @@ block_scheduler* worker::acquire() {
 void worker::release(block_scheduler* s) { spare_.push_back(s); }
 
 namespace {
-// Fiber stacks one worker may hold at once. Each stack is two mappings
-// (guard page and stack) and a process may have vm.max_map_count of them;
+// Fiber stacks one worker may hold at once. Each stack may be two mappings
+// (guard page and stack, on kernels without guard regions: stack_pool.hpp)
+// and a process may have vm.max_map_count of them;
 // every worker's stacks together get a quarter of that (the rest is the
 // process's own: pools, libraries, heap). Without a bound, threads parked
 // for durability or a slow device in many resident blocks ran the process

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <fstream>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "exec/stack_pool.hpp"
@@ -53,6 +55,38 @@ TEST(StackPool, AStackGivenBackIsTakenAgainWhole) {
   auto back = again;
   pool.give_back(back);
   EXPECT_EQ(pool.in_use(), 0u);
+}
+
+std::size_t mappings_of_this_process() {
+  std::ifstream maps("/proc/self/maps");
+  std::size_t n = 0;
+  for (std::string line; std::getline(maps, line);) ++n;
+  return n;
+}
+
+TEST(StackPool, ThousandsOfStacksTakeFewMappingsWhereTheKernelHasGuardRegions) {
+  stack_pool pool(64 * 1024);
+  const std::size_t before = mappings_of_this_process();
+  std::vector<boost::context::stack_context> taken;
+  for (int i = 0; i < 4096; ++i) taken.push_back(pool.take());
+  const std::size_t added = mappings_of_this_process() - before;
+  if (pool.guards_share_the_mapping())
+    EXPECT_LE(added, 4096 / stack_pool::stacks_per_slab + 8) << "a mapping per stack or guard page";
+  else
+    EXPECT_LE(added, 2 * 4096 + 8) << "more than a stack and its guard page each";
+  for (auto& sc : taken) pool.give_back(sc);
+}
+
+TEST(StackPool, WritingBelowAStackFaults) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  stack_pool pool(64 * 1024);
+  auto a = pool.take();
+  auto b = pool.take();  // above or below a: the guard page separates them either way
+  auto* bottom = static_cast<volatile char*>(b.sp) - b.size;
+  bottom[0] = 1;  // the stack's lowest byte is its own
+  EXPECT_DEATH(bottom[-1] = 1, "");
+  pool.give_back(b);
+  pool.give_back(a);
 }
 
 }  // namespace
