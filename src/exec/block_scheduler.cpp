@@ -54,6 +54,7 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
   state_.timed = timed;
   state_.observer = L.obs;
   state_.observed_spaces = L.observed_spaces;
+  state_.reported_load_spaces = L.reported_load_spaces;
   state_.scheduling_spaces = L.scheduling_spaces;
   state_.scheduler = this;
   state_.durability = det ? nullptr : L.durability;

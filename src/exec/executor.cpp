@@ -141,6 +141,9 @@ void executor::run(const launch_config& cfg, detail::thread_loop_fn loop, void* 
     // The timed schedule times every space: each access is an instruction.
     const bool timed = impl_->options.policy == schedule::timed;
     L.observed_spaces = timed ? all_spaces : obs->observed_spaces();
+    // A load the observer did not ask for is not reported: the timed
+    // schedule times it through the model's issue() without a call per lane.
+    L.reported_load_spaces = obs->observed_spaces();
     L.scheduling_spaces = timed ? all_spaces
                           : is_deterministic(impl_->options.policy) ? obs->scheduling_spaces() : 0;
     obs->kernel_begin(cfg.name, cfg.grid, cfg.block, cfg.site);

@@ -23,6 +23,7 @@ struct launch_state {
   std::uint64_t seed = 0;  // deterministic schedule only
   observer* obs = nullptr;               // the executor's observer, or null
   std::uint8_t observed_spaces = 0;      // what obs asked for, read once per launch
+  std::uint8_t reported_load_spaces = 0;  // loads obs hears of (the timed schedule times all, reports these)
   std::uint8_t scheduling_spaces = 0;    // deterministic schedule only
   std::vector<agent*> agents;            // attached to the executor; stepped beside the launch
   group_commit* durability = nullptr;    // the executor's, in the parallel schedule with group commit on

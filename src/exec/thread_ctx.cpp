@@ -253,7 +253,7 @@ void thread_ctx::observe_store(mem_space s, const void* p, std::size_t bytes, co
 void thread_ctx::observe_load(mem_space s, const void* p, std::size_t bytes, const source_loc& loc) {
   if (b_->scheduling_spaces & space_bit(s))  // the load follows with no yield between
     sync_point(timed_kind::load, scope::device, 0, p, bytes, loc, s);
-  obs_->access(coords(), s, access_kind::load, p, bytes, loc);
+  if (b_->reported_load_spaces & space_bit(s)) obs_->access(coords(), s, access_kind::load, p, bytes, loc);
 }
 
 void thread_ctx::observe_ordering(ordering_op op, const source_loc& loc) {

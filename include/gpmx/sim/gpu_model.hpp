@@ -53,9 +53,11 @@ class gpu_model final : public timing_model {
   vtime launch_end(vtime now, const sm_activity* sms) override;
   void launch_failed() override;
 
-  // Only mappings matter here: the schedule reports every access to the
-  // model through issue(), so no per-access observer call is wanted.
-  std::uint8_t observed_spaces() const override { return 0; }
+  // The schedule reports every access to the model through issue(), so no
+  // per-access call is wanted for the model itself; the loads a passenger
+  // asks for are. (The timed schedule reports stores, atomics and flags
+  // whatever this says: crash images follow PM stores.)
+  std::uint8_t observed_spaces() const override { return passenger_ ? passenger_->observed_spaces() : 0; }
   void pool_mapped(const void* base, std::uint64_t length, std::string_view path) override;
   void pool_unmapped(const void* base) override;
 

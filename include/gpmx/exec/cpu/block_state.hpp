@@ -64,6 +64,7 @@ class block_state {
   bool run_ahead_stores = false;        // timed: and plain stores
   gpmx::observer* observer = nullptr;   // the launch's, or null
   std::uint8_t observed_spaces = 0;     // observer->observed_spaces(), or 0
+  std::uint8_t reported_load_spaces = 0;  // loads the observer hears of: its observed_spaces()
   std::uint8_t scheduling_spaces = 0;   // observer->scheduling_spaces() (deterministic only), or 0
   block_scheduler* scheduler = nullptr;
   group_commit* durability = nullptr;   // parallel schedule with group commit on, else null
