@@ -145,14 +145,13 @@ class gpkvs_workload final : public workload {
       }
     }
     // Every key the replay holds, read back by the GET kernel.
-    std::vector<std::uint64_t> keys;
+    std::vector<std::uint64_t> keys, expected;
     for (const kv_pair& p : ref)
-      if (p.key != 0) keys.push_back(p.key);
+      if (p.key != 0) keys.push_back(p.key), expected.push_back(p.value);
     const auto values = kvs.get_batch(e.ex, keys);
     for (std::size_t i = 0; i < keys.size(); ++i) {
-      const auto want = std::find_if(ref.begin(), ref.end(), [&](const kv_pair& p) { return p.key == keys[i]; });
-      if (values[i] != want->value) {
-        v.detail = fmt::format("GET of key {} returned {}, expected {}", keys[i], values[i], want->value);
+      if (values[i] != expected[i]) {
+        v.detail = fmt::format("GET of key {} returned {}, expected {}", keys[i], values[i], expected[i]);
         return v;
       }
     }
