@@ -87,8 +87,11 @@ TEST(TimedSpin, TheConditionIsCheckedOncePerIssuedTryAndItsEffectsStay) {
   EXPECT_LT(model.spin_tries[0], model.spin_tries[31]);
 }
 
-// Block 0 spins; block 1 publishes the flag long after the third try.
-struct throws_on_third_try {
+// Block 0's warp spins on `flag` with `condition(t, flag)`; block 1
+// publishes the flag long after a few tries, so no deadlock is declared.
+template <class Condition>
+struct late_flag {
+  Condition condition;
   void operator()(auto& t, std::uint32_t* flag) const {
     if (t.block_rank() == 1) {
       if (t.lane_id() == 0) {
@@ -97,54 +100,42 @@ struct throws_on_third_try {
       }
       return;
     }
-    std::uint32_t tries = 0;
-    t.spin_wait([&] {
-      if (++tries == 3 && t.lane_id() == 7) throw std::runtime_error("lane 7 gives up on its third check");
-      return t.atomic_load(flag) == 1u;
-    });
+    auto check = condition;  // its own state per thread
+    t.spin_wait([&] { return check(t, flag); });
   }
 };
 
-TEST(TimedSpin, AnExceptionFromARetriedConditionFailsTheLaunchWithItsMessage) {
+// Runs late_flag with the condition; the launch must fail naming `text`.
+template <class Condition>
+void expect_launch_fails_with(Condition condition, const std::string& text) {
   counting_model model;
   auto ex = timed_executor(model);
   std::uint32_t flag = 0;
   try {
-    ex.launch({.grid = 2, .block = 32}, throws_on_third_try{}, &flag);
+    ex.launch({.grid = 2, .block = 32}, late_flag<Condition>{condition}, &flag);
     FAIL() << "the launch did not fail";
   } catch (const kernel_error& e) {
-    EXPECT_NE(std::string(e.what()).find("lane 7 gives up on its third check"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
   }
 }
 
-struct waits_in_condition {
-  void operator()(auto& t, std::uint32_t* flag) const {
-    if (t.block_rank() == 1) {
-      if (t.lane_id() == 0) {
-        t.work(10000);
-        t.atomic_store(flag, 1u);
-      }
-      return;
-    }
-    bool first = true;
-    t.spin_wait([&] {
-      if (!first) t.syncwarp();
-      first = false;
-      return t.atomic_load(flag) == 1u;
-    });
-  }
-};
+TEST(TimedSpin, AnExceptionFromARetriedConditionFailsTheLaunchWithItsMessage) {
+  expect_launch_fails_with(
+      [tries = 0u](auto& t, std::uint32_t* flag) mutable {
+        if (++tries == 3 && t.lane_id() == 7) throw std::runtime_error("lane 7 gives up on its third check");
+        return t.atomic_load(flag) == 1u;
+      },
+      "lane 7 gives up on its third check");
+}
 
 TEST(TimedSpin, AConditionThatWaitsIsRefusedByName) {
-  counting_model model;
-  auto ex = timed_executor(model);
-  std::uint32_t flag = 0;
-  try {
-    ex.launch({.grid = 2, .block = 32}, waits_in_condition{}, &flag);
-    FAIL() << "the launch did not fail";
-  } catch (const kernel_error& e) {
-    EXPECT_NE(std::string(e.what()).find("spin_wait condition waited"), std::string::npos) << e.what();
-  }
+  expect_launch_fails_with(
+      [first = true](auto& t, std::uint32_t* flag) mutable {
+        if (!first) t.syncwarp();
+        first = false;
+        return t.atomic_load(flag) == 1u;
+      },
+      "spin_wait condition waited");
 }
 
 }  // namespace
