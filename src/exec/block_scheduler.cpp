@@ -358,7 +358,7 @@ bool block_scheduler::timed_has_recorded(const thread_ctx& t) const {
 
 void block_scheduler::throw_wait_in_condition() {
   throw kernel_usage_error(
-      "a spin_wait condition waited (a barrier, warp collective, fence or persist wait inside it): in the timed "
+      "a spin_wait condition waited (a barrier, warp collective, activemask or fence inside it): in the timed "
       "schedule a condition is checked off its thread's fiber and may only read and update memory");
 }
 
