@@ -1,5 +1,6 @@
 #include "gpmx/bench/sim_bench.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
 #include <iostream>
@@ -14,6 +15,7 @@
 namespace gpmx::bench {
 namespace {
 
+using sim_kernels::flag_pairs;
 using sim_kernels::stream_copy;
 using sim_kernels::stream_sum;
 
@@ -105,6 +107,19 @@ std::vector<result> run_sim_bench(const sim::sim_config& c, const sim_bench_opti
   rows.push_back(summarize("memory_copy", runs,
                            fmt::format("{} threads each copy {} words: a coalesced load, then a coalesced store",
                                        threads, o.iterations)));
+  // Spins: the odd warp of each pair retries an atomic load while its
+  // partner works (200 instructions a round), as persist acquires and
+  // flags spin in the SBRP workloads (the scan's runs are mostly spin tries).
+  std::vector<std::uint32_t> flags((threads / 64 + 1) * 32);
+  runs = run_warm(c, o.repeat, progress, "spin", [&](cpu::executor& ex) {
+    std::fill(flags.begin(), flags.end(), 0u);
+    ex.launch(cfg, flag_pairs{}, flags.data(), o.iterations, 200u, global_span<std::uint32_t>(out.data(), out.size()));
+    for (const std::uint32_t v : out)
+      if (v != o.iterations) throw std::logic_error("sim bench: a spinning thread left before the last round");
+  });
+  rows.push_back(summarize("spin", runs,
+                           fmt::format("{} threads in warp pairs: one warp works 200 instructions and publishes a "
+                                       "flag, the other spins on it, {} rounds", threads, o.iterations)));
   runs = run_warm(c, o.repeat, progress, "compute-bound", [&](cpu::executor& ex) {
     ex.launch(cfg, compute_blocks{}, o.iterations, global_span<std::uint32_t>(out.data(), out.size()));
   });

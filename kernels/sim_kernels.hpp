@@ -32,4 +32,27 @@ struct stream_copy {
   }
 };
 
+// Warps in pairs: in each of `rounds` rounds the even warp declares `work`
+// instructions and publishes the round on its flag (one atomic store per
+// lane); the odd warp's lanes spin until the partner's flag shows the round
+// (each try an atomic load at the L2). seen[i] = the last round an odd
+// warp's thread saw, `rounds` when every spin ended.
+struct flag_pairs {
+  void operator()(auto& t, std::uint32_t* flags, std::uint32_t rounds, std::uint32_t work,
+                  global_span<std::uint32_t> seen) const {
+    const std::uint64_t warp = t.global_id() / 32;
+    std::uint32_t* flag = &flags[(warp / 2) * 32 + t.lane_id()];
+    std::uint32_t last = 0;
+    for (std::uint32_t r = 1; r <= rounds; ++r) {
+      if (warp % 2 == 0) {
+        t.work(work);
+        t.atomic_store(flag, r);
+      } else {
+        t.spin_wait([&] { return (last = t.atomic_load(flag)) >= r; });
+      }
+    }
+    seen.bind(t)[t.global_id()] = warp % 2 == 0 ? rounds : last;
+  }
+};
+
 }  // namespace gpmx::sim_kernels
