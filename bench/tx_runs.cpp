@@ -1,5 +1,6 @@
 #include "tx_runs.hpp"
 
+#include <chrono>
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -52,6 +53,14 @@ tx_run timed(const tx_bench_options& o, apps::workload& w, const std::filesystem
   if (bw_mbps != 0) c.nvm.write_gbs = double(bw_mbps) / 1000.0;
   sim::validate(c);
   sim::gpu_model gpu(c);
+  // A row at low bandwidth can simulate for an hour: say every minute that
+  // it still advances.
+  if (o.progress)
+    gpu.on_heartbeat(std::chrono::minutes(1), [&o, start = std::chrono::steady_clock::now()](vtime now,
+                                                                                           std::uint64_t n) {
+      o.progress(fmt::format("  ... {:.1f} simulated us, {} warp instructions, {:.0f} s", double(now) / 1e6, n,
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
+    });
   tx_run r;
   {
     const pm::deterministic_pool_identity identity(p.at("seed"));

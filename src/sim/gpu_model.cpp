@@ -122,9 +122,23 @@ void gpu_model::launch_begin(std::string_view name, dim3, dim3 block, vtime now)
 
 void gpu_model::block_started(std::uint64_t block, std::uint32_t sm, vtime) { persist_.block_started(block, sm); }
 
+void gpu_model::on_heartbeat(std::chrono::steady_clock::duration every, heartbeat f) {
+  heartbeat_ = std::move(f);
+  heartbeat_every_ = every;
+  last_beat_ = std::chrono::steady_clock::now();
+}
+
+void gpu_model::beat(vtime now) {
+  const auto t = std::chrono::steady_clock::now();
+  if (t - last_beat_ < heartbeat_every_) return;
+  last_beat_ = t;
+  heartbeat_(now, issued_);
+}
+
 issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
   const timed_op& op = in.ops[std::countr_zero(in.lanes)];
   ++current_.instructions;
+  if ((++issued_ & 0xffff) == 0 && heartbeat_) beat(now);
   if (tracker_) tracking_before(in);
   const picos next = now + issue_;
   switch (op.kind) {

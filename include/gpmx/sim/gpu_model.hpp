@@ -8,7 +8,9 @@
 //   cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
 //   ex.launch(...);            // kernels run for real, in virtual time
 //   gpu.totals().end;          // simulated picoseconds so far
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -69,6 +71,11 @@ class gpu_model final : public timing_model {
   // the launch's and the host's observer (a trace recorder, so one timed
   // run is also traced); not owned; set before the run maps its pools.
   void set_passenger(observer* o) { passenger_ = o; }
+  // A long run's progress: f(simulated time, warp instructions issued) is
+  // called from the issuing thread about every `every` of wall time (checked
+  // every 65,536 instructions); empty f: none.
+  using heartbeat = std::function<void(vtime now, std::uint64_t instructions)>;
+  void on_heartbeat(std::chrono::steady_clock::duration every, heartbeat f);
 
   // The observer side (gpu_model_observer.cpp): the tracker's and the
   // passenger's events.
@@ -125,6 +132,11 @@ class gpu_model final : public timing_model {
   std::unordered_map<std::uint64_t, picos> writes_;
   run_totals totals_;
   launch_record current_;
+  void beat(vtime now);
+  heartbeat heartbeat_;
+  std::chrono::steady_clock::duration heartbeat_every_{};
+  std::chrono::steady_clock::time_point last_beat_{};
+  std::uint64_t issued_ = 0;  // every launch's warp instructions, for the heartbeat
   durability_tracker* tracker_ = nullptr;
   observer* passenger_ = nullptr;
   bool in_launch_ = false;
