@@ -196,7 +196,7 @@ void register_sim(CLI::App& app) {
   sub->add_flag("--json", a->json, "print JSON instead of a table");
   sub->add_flag("--quiet", a->quiet, "no progress bar");
   sub->add_flag("--list-configs", a->list_configs, "list the named configurations and every parameter");
-  sub->add_flag("--bench", a->bench, "time the simulator on a memory-bound and a compute-bound kernel");
+  sub->add_flag("--bench", a->bench, "time the simulator on memory-bound, copy, spin and compute-bound kernels");
   sub->add_option("--bench-warps", a->bench_opts.warps, "--bench: warps of each kernel")->capture_default_str();
   sub->add_option("--bench-iterations", a->bench_opts.iterations, "--bench: loads (or work blocks) per thread")
       ->capture_default_str();
