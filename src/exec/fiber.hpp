@@ -61,7 +61,6 @@ struct fiber_record {
   bool (*spin_condition)(void*) = nullptr;
   void* spin_condition_arg = nullptr;
   std::exception_ptr spin_error;
-  bool spin_held = false;  // the scheduler's check found the condition true
 
   // Sanitizer bookkeeping.
   const void* stack_bottom = nullptr;

@@ -65,21 +65,14 @@ void thread_ctx::spin_retried_off_fiber(bool (*condition)(void*), void* arg) {
     ~clear_on_exit() {
       f.spin_condition = nullptr;
       f.spin_condition_arg = nullptr;
-      f.spin_held = false;
     }
   } clear{f};
   f.spin_condition = condition;
   f.spin_condition_arg = arg;
-  for (;;) {
-    spin_yield();  // resumed once retry_spin_off_fiber found the condition held or throwing
-    if (f.spin_error) std::rethrow_exception(std::exchange(f.spin_error, nullptr));
-    if (std::exchange(f.spin_held, false)) return;
-    // Resumed without that check (no path does so today): check here.
-    in_spin_ = true;
-    const bool ready = condition(arg);
-    in_spin_ = false;
-    if (ready) return;
-  }
+  // Only resume_lanes resumes a lane parked at a spin try, and only once
+  // retry_spin_off_fiber found the condition held or throwing.
+  spin_yield();
+  if (f.spin_error) std::rethrow_exception(std::exchange(f.spin_error, nullptr));
 }
 
 bool thread_ctx::retry_spin_off_fiber() {
@@ -94,10 +87,7 @@ bool thread_ctx::retry_spin_off_fiber() {
     return true;  // the fiber rethrows it
   }
   in_spin_ = false;
-  if (ready) {
-    f.spin_held = true;
-    return true;
-  }
+  if (ready) return true;
   // What the resumed lane would do: stop at its next try.
   timed_op op = spin_try_op(f);
   op.work = f.work;
