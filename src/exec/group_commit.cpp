@@ -10,6 +10,9 @@ namespace {
 // more as copied bytes than as a second entry.
 constexpr std::size_t stored_gap_bytes = 16;
 
+// The least a worker waiting for a flush spins before it sleeps.
+constexpr std::chrono::microseconds min_spin{50};
+
 }  // namespace
 
 group_commit::group_commit() = default;
@@ -92,8 +95,23 @@ void group_commit::rethrow_if_failed(std::uint64_t ticket) const {
 }
 
 void group_commit::wait_past(std::uint64_t seen, std::chrono::microseconds timeout) const {
+  const auto passed = [&] { return completed_.load(std::memory_order_acquire) > seen; };
+  const auto now = std::chrono::steady_clock::now();
+  const auto deadline = now + timeout;
+  // Spin (yielding the core) for about as long as a flush takes, then
+  // sleep: a sleeping worker's wake-up costs more than the spin where an
+  // idle core is halted (a virtual machine's, up to a millisecond), and
+  // yielding leaves the core to the flusher when it needs one. Measured in
+  // docs/benchmarks.md ("Workers that wait for a flush spin first").
+  std::chrono::nanoseconds spin{};
+  {
+    std::lock_guard lock(m_);
+    spin = std::clamp(last_flush_, std::chrono::nanoseconds(min_spin), std::chrono::nanoseconds(timeout));
+  }
+  while (!passed() && std::chrono::steady_clock::now() < now + spin) std::this_thread::yield();
+  if (passed()) return;
   std::unique_lock lock(m_);
-  done_cv_.wait_for(lock, timeout, [&] { return completed_.load(std::memory_order_relaxed) > seen; });
+  done_cv_.wait_until(lock, deadline, passed);
 }
 
 void group_commit::drain() const {

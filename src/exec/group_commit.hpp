@@ -83,7 +83,9 @@ class group_commit {
   bool complete(std::uint64_t ticket) const { return completed_.load(std::memory_order_acquire) >= ticket; }
   // After complete(ticket): throws the error of the flush that covered it, if any.
   void rethrow_if_failed(std::uint64_t ticket) const;
-  // Blocks until some ticket completes after `seen` tickets had, or `timeout`.
+  // Blocks until some ticket completes after `seen` tickets had, or
+  // `timeout`: yield-spinning for about as long as the last flush took,
+  // then asleep.
   void wait_past(std::uint64_t seen, std::chrono::microseconds timeout) const;
   std::uint64_t completed() const { return completed_.load(std::memory_order_acquire); }
   // Returns once every ticket handed out so far has completed: a launch
