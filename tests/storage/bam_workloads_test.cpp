@@ -107,6 +107,28 @@ TEST(BamWorkloads, QueueMethodsRunInTheTimedModeAndTheOthersAreRefused) {
   }
 }
 
+// A thread whose first sweep finds every line pinned or busy retries off
+// its fiber in the timed mode; a later try may take a dirty victim, whose
+// write-back (a command and a wait for its completion) must then run on
+// the fiber, after the condition (it once failed the launch: "a spin_wait
+// condition waited").
+TEST(BamWorkloads, ATimedRunWritesBackVictimsFoundAfterFailedSweeps) {
+  storage_workload& w = workload("bam-vectoradd");
+  scratch_dir dir;
+  sim::gpu_model gpu(sim::named_config("sbrp-table1"));
+  cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
+  const storage_env e{ex, dir / "w", false, 1, {}, storage::device_timing::named("optane-p5800x")};
+  // 1.5 MiB of vectors through 80 lines, 1,024 threads: sweeps fail often.
+  const params p = with(resolve_storage_params(w, w.small_params()),
+                        {{"elements", 65536}, {"cache_kib", 320}, {"threads", 1024}});
+  const storage_run_report r = w.run(e, p);
+  EXPECT_GT(r.cache.full_sweeps, 0u);
+  EXPECT_GT(r.cache.write_backs, 0u);
+  cpu::executor check({.workers = 2});
+  const verify_report v = w.verify({check, e.dir});
+  EXPECT_TRUE(v.ok) << v.detail;
+}
+
 TEST(BamWorkloads, ATimedRunTakesTheSameCyclesWhereverTheHeapPutsThings) {
   storage_workload& w = workload("bam-bfs");
   const params p = with(resolve_storage_params(w, w.small_params()), {{"nodes", 512}});
