@@ -106,7 +106,7 @@ void group_commit::wait_past(std::uint64_t seen, std::chrono::microseconds timeo
   std::chrono::nanoseconds spin{};
   {
     std::lock_guard lock(m_);
-    spin = std::clamp(last_flush_, std::chrono::nanoseconds(min_spin), std::chrono::nanoseconds(timeout));
+    spin = std::min<std::chrono::nanoseconds>(std::max<std::chrono::nanoseconds>(last_flush_, min_spin), timeout);
   }
   while (!passed() && std::chrono::steady_clock::now() < now + spin) std::this_thread::yield();
   if (passed()) return;
