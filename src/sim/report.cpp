@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "gpmx/sim/config.hpp"
+
 namespace gpmx::sim {
 namespace {
 
@@ -26,6 +28,16 @@ sm_activity sum_of(const run_totals& t) {
     for (unsigned r = 0; r < stall_reason_count; ++r) all.stalled[r] += s.stalled[r];
   }
   return all;
+}
+
+// The parameters whose values differ from the named configuration's (what
+// --set changed), "key=value" each; empty for a configuration as named.
+std::string changed_parameters(const sim_config& c) {
+  const auto now = describe(c), named = describe(named_config(c.name));
+  std::string out;
+  for (std::size_t i = 1; i < now.size() && i < named.size(); ++i)
+    if (now[i].second != named[i].second) out += fmt::format("{}{}={}", out.empty() ? "" : " ", now[i].first, now[i].second);
+  return out;
 }
 
 }  // namespace
@@ -117,8 +129,9 @@ std::string report_table(const gpu_model& gpu, const run_summary& run) {
   out += fmt::format("{:<26} {}\n", "workload", run.workload);
   out += fmt::format("{:<26} {}\n", "style", run.style);
   out += fmt::format("{:<26} {}\n", run.full_size ? "parameters (full size)" : "parameters (test sizes)", params);
-  out += fmt::format("{:<26} {} (gpmx sim --list-configs; JSON lists every parameter)\n", "configuration",
-                     gpu.config().name);
+  const std::string changed = changed_parameters(gpu.config());
+  out += fmt::format("{:<26} {}{}{} (gpmx sim --list-configs; JSON lists every parameter)\n", "configuration",
+                     gpu.config().name, changed.empty() ? "" : " with ", changed);
   out += fmt::format("{:<26} {:.0f} cycles = {:.3f} us in {} launches\n", "simulated kernel time",
                      cycles_of(gpu, kernel), double(kernel) / 1e6, t.launches.size());
   out += fmt::format("{:<26} {} operations, {} declared compute\n", "warp instructions", t.instructions(),

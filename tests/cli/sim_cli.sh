@@ -34,6 +34,7 @@ expect 0 "$gpmx" sim multiqueue --json --config sbrp-table1-lrr --data d3
 has '"sched.policy": "lrr"'
 expect 0 "$gpmx" sim srad --set l1.size=32K --set pm.location=near --out report.json
 has 'verified'
+has 'sbrp-table1 with l1.size=32K pm.location=near'
 python3 -c 'import json; p=json.load(open("report.json"))["config"]["parameters"]; assert p["l1.size"] in ("32K", "32768"), p["l1.size"]; assert p["pm.location"] == "near"' \
   || { echo "FAIL: the report's configuration does not show the --set values"; failures=$((failures + 1)); }
 expect 0 "$gpmx" sim multiqueue --set persist.model=gpm --json --data d5
