@@ -408,7 +408,9 @@ void persist_journal::append(std::span<const range> ranges) {
   if (fd_ < 0) open_or_create();
   if (at_ + bytes > capacity_) empty_locked();
 
-  buffer_.assign(bytes, std::byte{0});
+  // Every byte but the padding is written below: only that is zeroed (a
+  // flush's record can be hundreds of KB).
+  buffer_.resize(bytes);
   record_head r{record_magic, generation_, sequence_, ranges.size(), data, 0};
   std::byte* out = buffer_.data() + sizeof r;
   std::memcpy(out, ranges.data(), ranges.size() * sizeof(range));
@@ -417,6 +419,7 @@ void persist_journal::append(std::span<const range> ranges) {
     copy_lines(out, base_ + g.offset, g.bytes);
     out += g.bytes;
   }
+  std::fill(out, buffer_.data() + bytes, std::byte{0});
   r.checksum = mix(buffer_.data() + sizeof r, std::size_t(out - buffer_.data()) - sizeof r, head_sum(r));
   std::memcpy(buffer_.data(), &r, sizeof r);
   grow_to_locked(at_ + bytes);
