@@ -1,5 +1,7 @@
 #include "gpmx/sim/report.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "gpmx/sim/config.hpp"
@@ -31,8 +33,11 @@ sm_activity sum_of(const run_totals& t) {
 }
 
 // The parameters whose values differ from the named configuration's (what
-// --set changed), "key=value" each; empty for a configuration as named.
+// --set changed), "key=value" each; empty for a configuration as named or
+// one whose name is none of the named ones (a program's own).
 std::string changed_parameters(const sim_config& c) {
+  const auto names = config_names();
+  if (std::find(names.begin(), names.end(), c.name) == names.end()) return {};
   const auto now = describe(c), named = describe(named_config(c.name));
   std::string out;
   for (std::size_t i = 1; i < now.size() && i < named.size(); ++i)

@@ -203,13 +203,13 @@ GPMX_HD void write_page(Ctx& t, const cache_view& c, const range_view& r, std::u
 template <class Ctx>
 GPMX_HD std::uint32_t take_slot(Ctx& t, const cache_view& c) {
   std::uint32_t taken = 0;
-  // A valid page the sweep evicts (its range, page and state word): written
-  // back and let go after the spin, not inside its condition, which the
-  // timed and parallel schedules check off the thread's fiber, where the
-  // write's wait for its completion could not park.
+  // A valid page the sweep evicts (its range and page, and whether dirty):
+  // written back and let go after the spin, not inside its condition, which
+  // the timed schedule checks off the thread's fiber, where the write's
+  // wait for its completion could not park.
   const range_view* victim = nullptr;
   std::uint64_t victim_page = 0;
-  std::uint32_t victim_state = 0;
+  bool victim_dirty = false;
 #if defined(__CUDA_ARCH__)
   std::uint64_t pinned_since = 0;  // when this thread's sweeps began finding every line pinned
 #endif
@@ -250,7 +250,7 @@ GPMX_HD std::uint32_t take_slot(Ctx& t, const cache_view& c) {
       t.atomic_store(owner, slot_claimed, memory_order::relaxed);
       victim = &vr;
       victim_page = vpage;
-      victim_state = v;
+      victim_dirty = (v & page_dirty) != 0;
       taken = s;
       return true;
     }
@@ -268,7 +268,7 @@ GPMX_HD std::uint32_t take_slot(Ctx& t, const cache_view& c) {
     return false;  // every line pinned or busy: let their holders run
   });
   if (victim) {  // the slot is claimed and the page busy: nobody else touches either
-    if (victim_state & page_dirty) write_page(t, c, *victim, victim_page, taken);
+    if (victim_dirty) write_page(t, c, *victim, victim_page, taken);
     t.atomic_and(&victim->state[victim_page], ~(page_valid | page_busy | page_dirty), memory_order::release);
     count(t, &c.counters->evictions);
   }
