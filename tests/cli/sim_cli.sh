@@ -37,6 +37,14 @@ has 'verified'
 has 'sbrp-table1 with l1.size=32K pm.location=near'
 python3 -c 'import json; p=json.load(open("report.json"))["config"]["parameters"]; assert p["l1.size"] in ("32K", "32768"), p["l1.size"]; assert p["pm.location"] == "near"' \
   || { echo "FAIL: the report's configuration does not show the --set values"; failures=$((failures + 1)); }
+# A workload's own figures ride along (a transaction benchmark's commits,
+# helper drains), less those in the host's seconds.
+expect 0 "$gpmx" sim tx-atm -p helpers=1 --json --data d_tx
+python3 -c 'import json; f=json.load(open("out.txt"))["workload_figures"]; assert f["commits"] > 0 and f["helper_drains"] > 0 and f["records_by_helpers"] == f["commits"], f; assert not any(k.endswith("_seconds") for k in f), f' \
+  || { echo "FAIL: the report lacks the workload's figures or keeps host seconds"; failures=$((failures + 1)); }
+expect 0 "$gpmx" sim tx-atm -p helpers=1 --data d_tx2
+has "the workload's figures"
+has 'median_occupancy'
 expect 0 "$gpmx" sim multiqueue --set persist.model=gpm --json --data d5
 has '"model": "gpm"'
 # -p over the test sizes: said before the run, and in the report.

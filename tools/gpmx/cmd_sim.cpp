@@ -79,6 +79,24 @@ void list_configs(const sim_args& a) {
     fmt::print("  {:<28} {:<12} {}\n", k, v, sim::parameter_unit(k));
 }
 
+// A workload's own figures (what gpmx run prints: a transaction benchmark's
+// aborts, helper switches, ring occupancy), less those in seconds: those
+// count the host's time, where every time here is simulated (the bandwidth
+// monitor's slices run on virtual time, so its figures stay).
+std::vector<std::pair<std::string, double>> simulated_figures(const apps::run_report& r) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& f : r.figures)
+    if (!f.first.ends_with("_seconds")) out.push_back(f);
+  return out;
+}
+
+std::string figures_table(const std::vector<std::pair<std::string, double>>& figures) {
+  if (figures.empty()) return {};
+  std::string out = "\nthe workload's figures\n";
+  for (const auto& [name, value] : figures) out += fmt::format("  {:<32} {:g}\n", name, value);
+  return out;
+}
+
 void do_sim(const sim_args& a) {
   if (a.list_configs) return list_configs(a);
   if (a.bench) {
@@ -143,6 +161,9 @@ void do_sim(const sim_args& a) {
 
   sim::run_summary sum{a.workload, std::string(apps::to_string(s)), p, wall, v.ok, v.detail, a.full_size};
   nlohmann::json j = sim::report_json(gpu, sum);
+  const std::vector<std::pair<std::string, double>> figures = simulated_figures(*rep);
+  j["workload_figures"] = nlohmann::json::object();
+  for (const auto& [name, value] : figures) j["workload_figures"][name] = value;
   // The crash image replaces the files only after the whole run verified.
   std::optional<order_check_summary> order;
   if (a.check_order)
@@ -158,7 +179,7 @@ void do_sim(const sim_args& a) {
   if (recovery) j["recovery"] = to_json(*recovery);
   if (!a.out.empty()) std::ofstream(a.out) << j.dump(2) << "\n";
   if (a.json) fmt::print("{}\n", j.dump(2));
-  else fmt::print("{}", sim::report_table(gpu, sum));
+  else fmt::print("{}{}", sim::report_table(gpu, sum), figures_table(figures));
   if (order && !a.json) print_order_check(*order);
   if (crash && !a.json && !recovery) print_crash_image(*crash, a.workload, a.data);
   if (crash && !a.json && recovery) print_recovery_timing(*recovery);
