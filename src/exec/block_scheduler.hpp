@@ -60,6 +60,10 @@ class block_scheduler {
                                 int arg, int width);
   std::uint32_t activemask(thread_ctx& t);
   void spin_yield(thread_ctx& t);
+  // A spinning thread's condition held: progress, as an exit is. Without
+  // it a worker whose threads wait on one I/O after another (no exits for
+  // a long while) counted its rounds as stalled and slept between them.
+  void spin_passed() { ++events_; }
   void maybe_yield(thread_ctx& t);
   // Parks t, whose lines were gathered into the running worker's batch,
   // until the group commit ticket the worker hands the batch over under (at

@@ -51,6 +51,8 @@ timed_op spin_try_op(const detail::fiber_record& f) {
 }
 }  // namespace
 
+void thread_ctx::spin_passed() { b_->scheduler->spin_passed(); }
+
 void thread_ctx::spin_yield() {
   if (b_->timed) return timed_stop(spin_try_op(*fiber_));
   prepare_to_wait();

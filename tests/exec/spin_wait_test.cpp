@@ -68,4 +68,27 @@ TEST(SpinWait, ForeverTimesOutInTheParallelSchedule) {
   }, &never), deadlock_error);
 }
 
+TEST(SpinWait, ThreadsThatOnlyPassSpinsAreProgressNotAStall) {
+  // Two threads hand a token back and forth 3,000 times and exit only at
+  // the end, as kernel threads waiting on one I/O after another do. Each
+  // hand-over passes a spin that failed first: progress. A worker that
+  // counted only exits as progress backed off (sleeping up to 1 ms per
+  // round) and, with no exit for 200 ms, reported a deadlock.
+  cpu::executor ex({.workers = 2, .spin_timeout = std::chrono::milliseconds(200)});
+  const std::uint32_t rounds = 3000;
+  std::vector<std::uint32_t> token(1, 0), passes(2, 0);
+  ASSERT_NO_THROW(ex.launch({dim3(1), dim3(2), 0, "ping_pong"},
+                            [](auto& t, std::uint32_t* tok, std::uint32_t n, std::uint32_t* done) {
+    const std::uint32_t me = t.thread_rank();
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const std::uint32_t mine = 2 * k + me;  // token values this thread waits for
+      t.spin_wait([&] { return t.atomic_load(tok, memory_order::acquire) == mine; });
+      t.atomic_store(tok, mine + 1, memory_order::release);
+      ++done[me];
+    }
+  }, token.data(), rounds, passes.data()));
+  EXPECT_EQ(passes[0], rounds);
+  EXPECT_EQ(passes[1], rounds);
+}
+
 }  // namespace

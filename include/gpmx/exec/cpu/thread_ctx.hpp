@@ -157,6 +157,7 @@ class thread_ctx {
         // The timed schedule still issues a condition true at once: its
         // read costs what a read does (and an acquire orders persists).
         if (first && b_->timed) spin_read_once();
+        if (!first) spin_passed();
         return;
       }
       spin_yield();
@@ -504,6 +505,9 @@ class thread_ctx {
   // and the fiber must be resumed to go on.
   bool retry_spin_off_fiber();
   void spin_yield();
+  // A condition that failed before now holds: the thread went on, which is
+  // progress (a worker whose threads only pass spins is not stalled).
+  void spin_passed();
   void spin_begin();      // timed: forget the last spin's read
   void spin_read_once();  // timed: the read of a condition that held at once, as an operation
   // Timed schedule: work() the thread declared after its last operation is
