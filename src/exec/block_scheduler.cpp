@@ -437,7 +437,7 @@ block_scheduler::outcome block_scheduler::run() {
 }
 
 block_scheduler::outcome block_scheduler::run_parallel() {
-  const std::uint64_t before = events_;
+  const std::uint64_t before = events_, passes_before = spin_passes_;
   for (;;) {
     if (L_->abort.load(std::memory_order_relaxed)) return outcome::stalled;
     if (runnable_head_ < runnable_.size()) {
@@ -456,11 +456,12 @@ block_scheduler::outcome block_scheduler::run_parallel() {
   if (spinning_.empty()) throw_deadlock();
   poll_spinners();
   if (idle()) return outcome::finished;
-  return events_ != before ? outcome::progressed : outcome::stalled;
+  if (events_ != before) return outcome::progressed;
+  return spin_passes_ != passes_before ? outcome::passed : outcome::stalled;
 }
 
 block_scheduler::outcome block_scheduler::poll_spinners() {
-  const std::uint64_t before = events_;
+  const std::uint64_t before = events_ + spin_passes_;
   // Swapped with a member, so that neither list allocates once warm.
   std::vector<fiber_record*>& round = polling_;
   round.clear();
@@ -476,7 +477,7 @@ block_scheduler::outcome block_scheduler::poll_spinners() {
     }
     run_fiber(rec);
   }
-  return events_ != before ? outcome::progressed : outcome::stalled;
+  return events_ + spin_passes_ != before ? outcome::progressed : outcome::stalled;
 }
 
 block_scheduler::outcome block_scheduler::run_deterministic() {

@@ -39,7 +39,9 @@ class block_scheduler {
   using block_source = std::function<bool(std::uint64_t& linear)>;
   void set_block_source(block_source* source) { source_ = source; }
 
-  enum class outcome { finished, progressed, stalled };
+  // passed: no thread ended or began waiting on something new, but some
+  // spinning thread's condition held (it went on to its next wait).
+  enum class outcome { finished, progressed, passed, stalled };
   // Parallel: runs every thread that can run, then polls spinners once.
   // Deterministic: makes one seeded choice (or one polling round).
   // Throws deadlock_error when no thread of the block can ever go on.
@@ -60,10 +62,10 @@ class block_scheduler {
                                 int arg, int width);
   std::uint32_t activemask(thread_ctx& t);
   void spin_yield(thread_ctx& t);
-  // A spinning thread's condition held: progress, as an exit is. Without
+  // A spinning thread's condition held: progress (outcome::passed). Without
   // it a worker whose threads wait on one I/O after another (no exits for
   // a long while) counted its rounds as stalled and slept between them.
-  void spin_passed() { ++events_; }
+  void spin_passed() { ++spin_passes_; }
   void maybe_yield(thread_ctx& t);
   // Parks t, whose lines were gathered into the running worker's batch,
   // until the group commit ticket the worker hands the batch over under (at
@@ -221,6 +223,7 @@ class block_scheduler {
   std::vector<std::uint32_t> touched_;
 
   std::uint64_t events_ = 0;  // exits and arrivals: what counts as progress
+  std::uint64_t spin_passes_ = 0;  // spin conditions that held after failing
   bool checking_off_fiber_ = false;  // a spin condition runs on the scheduler's stack: it may not wait
   std::vector<std::uint32_t> order_;
   // A page: the timed mode's model sees shared memory at its host address's

@@ -139,6 +139,7 @@ void worker::run(launch_state& L) {
 
       if (det) choices.shuffle(resident_.begin(), resident_.end());
       bool progress = false;
+      bool only_passes = true;  // the round's progress, if any, was spin conditions that held
       const std::uint64_t flushes_seen = L.durability ? L.durability->completed() : 0;
       durable_wait = false;
       device_wait = false;
@@ -148,9 +149,11 @@ void worker::run(launch_state& L) {
           release(resident_[i]);
           resident_.erase(resident_.begin() + std::ptrdiff_t(i));
           progress = true;
+          only_passes = false;
           continue;
         }
-        progress |= o == block_scheduler::outcome::progressed;
+        progress |= o == block_scheduler::outcome::progressed || o == block_scheduler::outcome::passed;
+        only_passes &= o != block_scheduler::outcome::progressed;
         durable_wait |= resident_[i]->waits_on_durability();
         device_wait |= resident_[i]->waits_on_device();
         ++i;
@@ -175,6 +178,11 @@ void worker::run(launch_state& L) {
         if (L.stalled_workers.load(std::memory_order_relaxed) != 0)
           L.progress.fetch_add(1, std::memory_order_relaxed);
         waiting.reset();
+        // Threads that only went from one wait to the next wait on someone
+        // else (an agent's thread, another worker): offer the core, which
+        // on a machine with fewer cores than busy threads is what lets the
+        // agent serve them (one yield: no sleep while conditions keep passing).
+        if (only_passes && !det) std::this_thread::yield();
         continue;
       }
       if (resident_.size() < resident_cap() && room_for_a_block() && (claimed_next < claimed_end || L.blocks_left()))
