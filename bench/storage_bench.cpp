@@ -235,7 +235,8 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
       }
       for (const std::uint32_t threads : o.threads) {
         if (o.progress) o.progress(fmt::format("queues {} {} B, {} threads", pattern, block, threads));
-        cpu::executor ex({.workers = o.workers});
+        // The controllers' threads get cores of their own, as fio's does.
+        cpu::executor ex({.workers = st::workers_beside_controllers(o.workers, std::min(o.controllers, o.queues))});
         const launch_target target(ex, o.gpu);
         served_device served(ex, device, o, {});
         // What the kernel reads is kernel memory (a GPU's kernel could not read host vectors).
@@ -262,6 +263,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
         row.metrics["mib_per_s"] = row.metrics["iops"] * block / double(1 << 20);
         row.metrics["in_flight_max"] = std::min<double>(threads, in_flight);
         row.metrics["direct"] = device.direct() ? 1 : 0;
+        if (o.gpu == nullptr) row.metrics["workers"] = ex.workers();
         if (fio > 0) row.metrics["ratio_vs_fio"] = row.metrics["iops"] / fio;
         rows.push_back(row);
       }

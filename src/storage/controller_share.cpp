@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <thread>
 
 #include "gpmx/exec/errors.hpp"
 #include "gpmx/storage/controller.hpp"
@@ -17,6 +19,14 @@ std::vector<controller_share> share_queue_pairs(const std::vector<queue_pair_vie
     shares[c].ring_entries = std::max<std::uint32_t>(1, in_flight / n);
   }
   return shares;
+}
+
+unsigned workers_beside_controllers(unsigned requested, unsigned controller_threads) {
+  if (requested != 0) return requested;
+  if (const char* env = std::getenv("GPMX_WORKERS"); env != nullptr && *env != '\0')
+    return 0;  // the executor reads it (and refuses a bad value, naming it)
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return cores > controller_threads ? cores - controller_threads : 1u;
 }
 
 }  // namespace gpmx::storage

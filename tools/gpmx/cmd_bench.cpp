@@ -98,7 +98,10 @@ void register_bench_storage(CLI::App& bench) {
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--reads", a->o.reads_per_thread, "commands per thread")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--workers", a->o.workers, "executor workers (0: every core)")->capture_default_str();
+  cmd->add_option("--workers", a->o.workers,
+                  "executor workers (0: GPMX_WORKERS, else every core but one per controller for the queue rows, "
+                  "every core for the hit path)")
+      ->capture_default_str();
   cmd->add_option("--repeat", a->o.repeat, "measured runs per row (median reported)")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_flag("--no-fio", a->no_fio, "skip the fio reference");
   cmd->add_flag("--no-hit-path", a->no_hit_path, "skip the cache hit-path rows");

@@ -68,6 +68,14 @@ struct controller_share {
 std::vector<controller_share> share_queue_pairs(const std::vector<queue_pair_view>& queues, std::uint32_t n,
                                                 std::uint32_t in_flight);
 
+// Executor workers for kernels served by `controller_threads` controllers
+// on the cpu executor's parallel schedule: `requested` when not 0; else
+// GPMX_WORKERS's value when set; else every core but one per controller
+// (at least one). A controller sleeps in io_uring until I/O completes and
+// must then run at once; workers on every core leave it waiting behind
+// threads that spin on its completions (docs/bam.md, "Cores").
+unsigned workers_beside_controllers(unsigned requested, unsigned controller_threads);
+
 class controller final : public agent {
  public:
   controller(block_device& device, std::vector<queue_pair_view> queues, controller_options o = {});
