@@ -139,7 +139,7 @@ void worker::run(launch_state& L) {
 
       if (det) choices.shuffle(resident_.begin(), resident_.end());
       bool progress = false;
-      bool only_passes = true;  // the round's progress, if any, was spin conditions that held
+      bool passed = false;  // some spinning thread's condition held (its thread went on to its next wait)
       const std::uint64_t flushes_seen = L.durability ? L.durability->completed() : 0;
       durable_wait = false;
       device_wait = false;
@@ -149,11 +149,10 @@ void worker::run(launch_state& L) {
           release(resident_[i]);
           resident_.erase(resident_.begin() + std::ptrdiff_t(i));
           progress = true;
-          only_passes = false;
           continue;
         }
-        progress |= o == block_scheduler::outcome::progressed || o == block_scheduler::outcome::passed;
-        only_passes &= o != block_scheduler::outcome::progressed;
+        progress |= o == block_scheduler::outcome::progressed;
+        passed |= o == block_scheduler::outcome::passed;
         durable_wait |= resident_[i]->waits_on_durability();
         device_wait |= resident_[i]->waits_on_device();
         ++i;
@@ -168,9 +167,10 @@ void worker::run(launch_state& L) {
         progress |= a.progressed;
         agents_busy = a.busy;
       }
+      // Passed spins alone do not admit blocks: as when only spinners ran.
       all_stalled = !progress;
-      if (progress) {
-        busy.set(true);
+      const bool went_on = progress || passed;  // not a stall: no backoff, no deadlock timeout
+      if (went_on) {
         if (counted_stalled) {
           L.stalled_workers.fetch_sub(1, std::memory_order_relaxed);
           counted_stalled = false;
@@ -178,13 +178,18 @@ void worker::run(launch_state& L) {
         if (L.stalled_workers.load(std::memory_order_relaxed) != 0)
           L.progress.fetch_add(1, std::memory_order_relaxed);
         waiting.reset();
+      }
+      if (progress || (passed && !durable_wait)) {
+        busy.set(true);
         // Threads that only went from one wait to the next wait on someone
         // else (an agent's thread, another worker): offer the core, which
         // on a machine with fewer cores than busy threads is what lets the
         // agent serve them (one yield: no sleep while conditions keep passing).
-        if (only_passes && !det) std::this_thread::yield();
+        if (!progress && !det) std::this_thread::yield();
         continue;
       }
+      // Here only spins passed while threads wait for a flush, or nothing
+      // ran: the worker is quiet for the flusher and waits for the flush.
       if (resident_.size() < resident_cap() && room_for_a_block() && (claimed_next < claimed_end || L.blocks_left()))
         continue;
       busy.set(false);  // it will wait: nothing it runs can hand over lines now
