@@ -102,9 +102,6 @@ class block_scheduler {
     // Member by member: a whole-object copy would go through memory.
     r.kind = op.kind, r.space = op.space, r.sc = op.sc, r.sub = op.sub, r.bytes = op.bytes, r.addr = op.addr;
     r.work = op.work, r.acquire = op.acquire, r.loc = op.loc;
-    // The lane's next record is a row (1 KB) further on and long evicted:
-    // ask for its line now, while the lane runs to its next load.
-    if (n < state_.run_ahead) __builtin_prefetch(&recorded_op(w, lane, n), 1);
     return n < state_.run_ahead;
   }
   // Whether t has recorded loads its warp has not issued yet.
