@@ -359,7 +359,8 @@ bool block_scheduler::timed_has_recorded(const thread_ctx& t) const {
 void block_scheduler::throw_wait_in_condition() {
   throw kernel_usage_error(
       "a spin_wait condition waited (a barrier, warp collective, activemask or fence inside it): in the timed "
-      "schedule a condition is checked off its thread's fiber and may only read and update memory");
+      "schedule (and in the parallel one for spin_wait_long) a condition is checked off its thread's fiber and "
+      "may only read and update memory");
 }
 
 void block_scheduler::timed_restop(thread_ctx& t, const timed_op& op) {
@@ -469,8 +470,13 @@ block_scheduler::outcome block_scheduler::poll_spinners() {
   if (det_) det_->shuffle(round.begin(), round.end());
   const auto now = device_waiters_ != 0 ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   for (fiber_record* rec : round) {
-    const bool not_yet = (rec->wait == wait_kind::durability && !state_.durability->complete(rec->durable_ticket)) ||
-                         (rec->wait == wait_kind::device && now < rec->device_ready);
+    bool not_yet = (rec->wait == wait_kind::durability && !state_.durability->complete(rec->durable_ticket)) ||
+                   (rec->wait == wait_kind::device && now < rec->device_ready);
+    if (!not_yet && rec->spin_condition && !L_->abort.load(std::memory_order_relaxed)) {
+      checking_off_fiber_ = true;  // a condition that tries to wait is refused by name
+      not_yet = !rec->thread->check_spin_off_fiber();
+      checking_off_fiber_ = false;
+    }
     if (not_yet || L_->abort.load(std::memory_order_relaxed)) {
       spinning_.push_back(rec);  // keep it findable for cancel()
       continue;

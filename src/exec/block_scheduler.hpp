@@ -66,6 +66,9 @@ class block_scheduler {
   // it a worker whose threads wait on one I/O after another (no exits for
   // a long while) counted its rounds as stalled and slept between them.
   void spin_passed() { ++spin_passes_; }
+  // Whether spin_wait_long's conditions are checked at each poll on the
+  // worker's stack (the parallel schedule; the others resume every try).
+  bool checks_spins_off_fiber() const { return det_ == nullptr && !state_.timed; }
   void maybe_yield(thread_ctx& t);
   // Parks t, whose lines were gathered into the running worker's batch,
   // until the group commit ticket the worker hands the batch over under (at

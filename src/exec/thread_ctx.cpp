@@ -77,6 +77,38 @@ void thread_ctx::spin_retried_off_fiber(bool (*condition)(void*), void* arg) {
   if (f.spin_error) std::rethrow_exception(std::exchange(f.spin_error, nullptr));
 }
 
+bool thread_ctx::spin_parks_off_fiber() const { return b_->scheduler->checks_spins_off_fiber(); }
+
+void thread_ctx::park_spin_off_fiber(bool (*condition)(void*), void* arg) {
+  detail::fiber_record& f = *fiber_;
+  struct clear_on_exit {  // however the wait ends (a cancelled launch unwinds from the park)
+    detail::fiber_record& f;
+    ~clear_on_exit() {
+      f.spin_condition = nullptr;
+      f.spin_condition_arg = nullptr;
+    }
+  } clear{f};
+  f.spin_condition = condition;
+  f.spin_condition_arg = arg;
+  prepare_to_wait();
+  b_->scheduler->spin_yield(*this);  // resumed only once check_spin_off_fiber said so
+  if (f.spin_error) std::rethrow_exception(std::exchange(f.spin_error, nullptr));
+}
+
+bool thread_ctx::check_spin_off_fiber() {
+  detail::fiber_record& f = *fiber_;
+  in_spin_ = true;
+  try {
+    const bool ready = f.spin_condition(f.spin_condition_arg);
+    in_spin_ = false;
+    return ready;
+  } catch (...) {
+    in_spin_ = false;
+    f.spin_error = std::current_exception();
+    return true;
+  }
+}
+
 bool thread_ctx::retry_spin_off_fiber() {
   detail::fiber_record& f = *fiber_;
   bool ready = false;

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "gpmx/exec/cpu/executor.hpp"
@@ -89,6 +91,46 @@ TEST(SpinWait, ThreadsThatOnlyPassSpinsAreProgressNotAStall) {
   }, token.data(), rounds, passes.data()));
   EXPECT_EQ(passes[0], rounds);
   EXPECT_EQ(passes[1], rounds);
+}
+
+TEST(SpinWait, ALongWaitIsCheckedOffTheFiberAndSeesItsWriter) {
+  // spin_wait_long: the parallel schedule polls the condition on the
+  // worker's stack; each thread waits for the one before it (a chain across
+  // blocks), in every schedule.
+  for (const auto policy : {cpu::schedule::parallel, cpu::schedule::deterministic}) {
+    cpu::executor ex({.workers = 2, .policy = policy, .seed = 5});
+    const std::uint32_t n = 256;
+    std::vector<std::uint32_t> flags(n + 1, 0), order(n, 0), next(1, 0);
+    flags[0] = 1;
+    ex.launch({dim3(n / 32), dim3(32), 0, "long_chain"},
+              [](auto& t, std::uint32_t* f, std::uint32_t* ord, std::uint32_t* nx) {
+      const std::uint32_t me = t.global_id();
+      t.spin_wait_long([&] { return t.atomic_load(&f[me], memory_order::acquire) != 0u; });
+      ord[me] = t.atomic_add(nx, 1u);
+      t.atomic_store(&f[me + 1], 1u, memory_order::release);
+    }, flags.data(), order.data(), next.data());
+    for (std::uint32_t i = 0; i < n; ++i) ASSERT_EQ(order[i], i) << "thread " << i;
+  }
+}
+
+TEST(SpinWait, ALongWaitsConditionThatThrowsFailsItsThread) {
+  cpu::executor ex({.workers = 2});
+  std::vector<std::uint32_t> flag(1, 0);
+  try {
+    ex.launch({dim3(1), dim3(2), 0, "long_throw"}, [](auto& t, std::uint32_t* f) {
+      if (t.thread_rank() == 1) {
+        t.atomic_store(f, 1u, memory_order::release);
+        return;
+      }
+      t.spin_wait_long([&] {
+        if (t.atomic_load(f, memory_order::acquire) != 0u) throw std::runtime_error("the device is gone");
+        return false;
+      });
+    }, flag.data());
+    FAIL() << "no error";
+  } catch (const kernel_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the device is gone"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

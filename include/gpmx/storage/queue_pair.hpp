@@ -165,7 +165,8 @@ GPMX_HD std::uint16_t submit(Ctx& t, const queue_pair_view& q, nvme_command cmd)
   const std::uint64_t ticket = t.atomic_add(q.ticket, std::uint64_t{1}, memory_order::relaxed);
   const std::uint32_t slot = std::uint32_t(ticket % q.depth);
   const std::uint32_t turn = std::uint32_t(2 * (ticket / q.depth));
-  t.spin_wait([&] { return t.atomic_load(&q.turn[slot], memory_order::acquire) == turn; });
+  // Long waits (a slot behind a queue's worth of commands, an I/O): spin_wait_long.
+  t.spin_wait_long([&] { return t.atomic_load(&q.turn[slot], memory_order::acquire) == turn; });
   q.sq[slot] = cmd;
   t.record_store(mem_space::global, &q.sq[slot], sizeof(nvme_command));
   t.atomic_store(&q.sq_mark[slot], 1u, memory_order::release);
@@ -182,7 +183,7 @@ template <class Ctx>
 GPMX_HD nvme_completion await_completion(Ctx& t, const queue_pair_view& q, std::uint16_t cid) {
   nvme_completion found;
   std::uint64_t at = 0;
-  t.spin_wait([&] {
+  t.spin_wait_long([&] {
     const std::uint64_t head = t.atomic_load(q.cq_head, memory_order::acquire);
     for (std::uint64_t p = head; p < head + q.depth; ++p) {
       nvme_completion* e = &q.cq[p % q.depth];

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -162,6 +163,26 @@ class thread_ctx {
       }
       spin_yield();
     }
+  }
+
+  // A wait its caller knows to be long (an I/O's completion, a queue slot
+  // behind hundreds of commands): as spin_wait, but the parallel schedule
+  // checks the condition at each poll on the worker's stack and resumes
+  // this thread only once it holds, so a failed try costs a call instead
+  // of two switches and a cold stack. The condition may only read and
+  // update memory (a wait inside it is refused by name). Elsewhere, and on
+  // a GPU: spin_wait. Short waits stay with spin_wait: they would pay for
+  // the check and the resume both.
+  template <class Pred>
+  void spin_wait_long(Pred&& pred) {
+    if (b_->timed || !spin_parks_off_fiber()) return spin_wait(pred);
+    in_spin_ = true;
+    const bool ready = pred();
+    in_spin_ = false;
+    if (ready) return;
+    using P = std::remove_reference_t<Pred>;
+    park_spin_off_fiber(+[](void* p) { return bool((*static_cast<P*>(p))()); }, std::addressof(pred));
+    spin_passed();
   }
 
   // --- atomics on device memory (scope is honoured at system strength) ---
@@ -499,6 +520,15 @@ class thread_ctx {
     spin_retried_off_fiber(+[](void* p) { return (*static_cast<Pred*>(p))(); }, &pred);
   }
   void spin_retried_off_fiber(bool (*condition)(void*), void* arg);
+  // spin_wait_long's half out of line: whether this block's schedule polls
+  // conditions off the fiber (the parallel one), and the park itself, which
+  // returns once the scheduler found the condition true (rethrowing what it
+  // threw).
+  bool spin_parks_off_fiber() const;
+  void park_spin_off_fiber(bool (*condition)(void*), void* arg);
+  // For the parallel schedule's poll, off this thread's fiber: whether the
+  // parked condition holds now (true too when it threw: the fiber rethrows).
+  bool check_spin_off_fiber();
   // For the scheduler, at the issue of this lane's spin try, off its fiber:
   // checks the condition; false: the lane is stopped at its next try again
   // (what resuming it would have done); true: the condition held or threw,

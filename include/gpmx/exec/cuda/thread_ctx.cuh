@@ -142,6 +142,12 @@ class thread_ctx {
       if (ns < 16384) ns *= 2;
     }
   }
+  // A wait the caller knows to be long: the cpu executor polls it off the
+  // thread's fiber; here it is spin_wait.
+  template <class Pred>
+  __device__ void spin_wait_long(Pred&& pred) {
+    spin_wait(pred);
+  }
 
   // --- atomics ---
   template <class T>
