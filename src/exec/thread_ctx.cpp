@@ -71,29 +71,14 @@ void thread_ctx::spin_retried_off_fiber(bool (*condition)(void*), void* arg) {
   } clear{f};
   f.spin_condition = condition;
   f.spin_condition_arg = arg;
-  // Only resume_lanes resumes a lane parked at a spin try, and only once
-  // retry_spin_off_fiber found the condition held or throwing.
+  // Resumed only once the condition held or threw: by resume_lanes after
+  // retry_spin_off_fiber (timed), by poll_spinners after
+  // check_spin_off_fiber (parallel, spin_wait_long).
   spin_yield();
   if (f.spin_error) std::rethrow_exception(std::exchange(f.spin_error, nullptr));
 }
 
 bool thread_ctx::spin_parks_off_fiber() const { return b_->scheduler->checks_spins_off_fiber(); }
-
-void thread_ctx::park_spin_off_fiber(bool (*condition)(void*), void* arg) {
-  detail::fiber_record& f = *fiber_;
-  struct clear_on_exit {  // however the wait ends (a cancelled launch unwinds from the park)
-    detail::fiber_record& f;
-    ~clear_on_exit() {
-      f.spin_condition = nullptr;
-      f.spin_condition_arg = nullptr;
-    }
-  } clear{f};
-  f.spin_condition = condition;
-  f.spin_condition_arg = arg;
-  prepare_to_wait();
-  b_->scheduler->spin_yield(*this);  // resumed only once check_spin_off_fiber said so
-  if (f.spin_error) std::rethrow_exception(std::exchange(f.spin_error, nullptr));
-}
 
 bool thread_ctx::check_spin_off_fiber() {
   detail::fiber_record& f = *fiber_;
@@ -105,23 +90,13 @@ bool thread_ctx::check_spin_off_fiber() {
   } catch (...) {
     in_spin_ = false;
     f.spin_error = std::current_exception();
-    return true;
+    return true;  // the fiber rethrows it
   }
 }
 
 bool thread_ctx::retry_spin_off_fiber() {
+  if (check_spin_off_fiber()) return true;
   detail::fiber_record& f = *fiber_;
-  bool ready = false;
-  in_spin_ = true;
-  try {
-    ready = f.spin_condition(f.spin_condition_arg);
-  } catch (...) {
-    in_spin_ = false;
-    f.spin_error = std::current_exception();
-    return true;  // the fiber rethrows it
-  }
-  in_spin_ = false;
-  if (ready) return true;
   // What the resumed lane would do: stop at its next try.
   timed_op op = spin_try_op(f);
   op.work = f.work;

@@ -175,13 +175,13 @@ class thread_ctx {
   // the check and the resume both.
   template <class Pred>
   void spin_wait_long(Pred&& pred) {
-    if (b_->timed || !spin_parks_off_fiber()) return spin_wait(pred);
+    if (!spin_parks_off_fiber()) return spin_wait(pred);
     in_spin_ = true;
     const bool ready = pred();
     in_spin_ = false;
     if (ready) return;
     using P = std::remove_reference_t<Pred>;
-    park_spin_off_fiber(+[](void* p) { return bool((*static_cast<P*>(p))()); }, std::addressof(pred));
+    spin_retried_off_fiber(+[](void* p) { return bool((*static_cast<P*>(p))()); }, std::addressof(pred));
     spin_passed();
   }
 
@@ -519,18 +519,17 @@ class thread_ctx {
     if (ready) return spin_read_once();  // issued: its read costs what a read does
     spin_retried_off_fiber(+[](void* p) { return (*static_cast<Pred*>(p))(); }, &pred);
   }
+  // Parks this thread with `condition` left for the scheduler to check
+  // off the fiber (timed: at each try the warp issues; parallel: at each
+  // poll); returns once it held, rethrowing what it threw.
   void spin_retried_off_fiber(bool (*condition)(void*), void* arg);
-  // spin_wait_long's half out of line: whether this block's schedule polls
-  // conditions off the fiber (the parallel one), and the park itself, which
-  // returns once the scheduler found the condition true (rethrowing what it
-  // threw).
+  // Whether this block's schedule polls spin_wait_long's conditions off
+  // the fiber (the parallel one).
   bool spin_parks_off_fiber() const;
-  void park_spin_off_fiber(bool (*condition)(void*), void* arg);
-  // For the parallel schedule's poll, off this thread's fiber: whether the
-  // parked condition holds now (true too when it threw: the fiber rethrows).
+  // For the scheduler, off this thread's fiber: whether the parked
+  // condition holds now (true too when it threw: the fiber rethrows).
   bool check_spin_off_fiber();
-  // For the scheduler, at the issue of this lane's spin try, off its fiber:
-  // checks the condition; false: the lane is stopped at its next try again
+  // The timed schedule's try: check_spin_off_fiber; false: the lane is stopped at its next try again
   // (what resuming it would have done); true: the condition held or threw,
   // and the fiber must be resumed to go on.
   bool retry_spin_off_fiber();
