@@ -136,6 +136,46 @@ double fio_iops(const std::filesystem::path& file, const std::filesystem::path& 
   return j["jobs"][0][write ? "write" : "read"]["iops"].get<double>();
 }
 
+// What one block-benchmark row issues: block size, its LBAs, the blocks
+// the file holds, and the pattern.
+struct queue_io {
+  std::uint32_t block_bytes, lbas_per_block;
+  std::uint64_t blocks;
+  bool sequential, write;
+};
+
+struct queue_run {
+  double ns;         // the timed run's wall time
+  unsigned workers;  // the executor's workers
+};
+
+// One timed run of the block kernel at `threads`, on an executor and
+// controllers of its own (made here, so that none exists while fio runs),
+// after one unmeasured run that maps the fibers' stacks. round counts the
+// runs, so that each touches other blocks.
+queue_run time_queue_run(const storage_bench_options& o, st::block_device& device, const queue_io& io,
+                         std::uint32_t threads, std::uint64_t& round) {
+  // The controllers' threads get cores of their own, as fio's does.
+  cpu::executor ex({.workers = st::workers_beside_controllers(o.workers, std::min(o.controllers, o.queues))});
+  const launch_target target(ex, o.gpu);
+  served_device served(ex, device, o, {});
+  // What the kernel reads is kernel memory (a GPU's kernel could not read host vectors).
+  const kernel_vector<st::queue_pair_view> queues(served.queues.begin(), served.queues.end());
+  // Touched by the controller only (commands carry their addresses).
+  const std::size_t buffer_bytes = std::size_t(threads) * io.block_bytes;
+  const aligned_bytes buffers = aligned_buffer(buffer_bytes);
+  std::memset(buffers.get(), 0x5a, buffer_bytes);
+  kernel_vector<std::uint32_t> failed(1, 0);
+  const std::uint32_t per_block = std::min<std::uint32_t>(threads, 256);
+  const auto runs = time_runs(1, 1, [&] {
+    target.launch({dim3((threads + per_block - 1) / per_block), dim3(per_block), 0, "block_io"}, block_io_kernel{},
+                  queues.data(), o.queues, buffers.get(), io.block_bytes, io.lbas_per_block, io.blocks,
+                  o.reads_per_thread, io.sequential, io.write, round++, failed.data());
+  });
+  if (failed[0] != 0) throw st::storage_error(error_code::io, fmt::format("bench storage: {} commands failed", failed[0]));
+  return {runs.front(), ex.workers()};
+}
+
 // The block kernel in virtual time against the device model: IOPS against
 // threads and devices.
 std::vector<result> run_timed_block_benchmark(const storage_bench_options& o, const std::filesystem::path& dir) {
@@ -217,45 +257,48 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
     const bool write = pattern == "write" || pattern == "randwrite";
     for (const std::uint32_t block : o.block_bytes) {
       st::block_device device(file, "bench", {.lba_bytes = 512});
-      const std::uint32_t lbas_per_block = block / 512;
-      const std::uint64_t blocks = device.blocks() / lbas_per_block;
+      const queue_io io{block, block / 512, device.blocks() / (block / 512), sequential, write};
       const std::uint32_t in_flight = std::min(o.ring_entries, o.queues * (o.depth - 1));
-      // fio first: gpmx's executor threads must not exist while it forks.
-      double fio = 0;
+      // Rounds of one fio run followed by one run per thread count, so
+      // that each ratio compares runs seconds apart: this disk's rate
+      // drifts by 15-30% over minutes (docs/benchmarks.md).
+      std::vector<double> fio_runs;
+      std::vector<std::vector<double>> queue_ns(o.threads.size()), ratios(o.threads.size());
+      std::vector<unsigned> workers(o.threads.size(), 0);
+      std::uint64_t round = 0;
+      for (unsigned r = 0; r < o.repeat; ++r) {
+        // fio first: gpmx's executor threads must not exist while it runs.
+        double fio = 0;
+        if (o.fio) {
+          if (o.progress)
+            o.progress(fmt::format("fio {} {} B at depth {}, round {} of {}", pattern, block, in_flight, r + 1, o.repeat));
+          fio = fio_iops(file, dir / "fio.json", pattern, block, in_flight, device.direct(), 2);
+          if (fio > 0) fio_runs.push_back(fio);
+        }
+        for (std::size_t k = 0; k < o.threads.size(); ++k) {
+          if (o.progress)
+            o.progress(fmt::format("queues {} {} B, {} threads, round {} of {}", pattern, block, o.threads[k], r + 1,
+                                   o.repeat));
+          const queue_run run = time_queue_run(o, device, io, o.threads[k], round);
+          queue_ns[k].push_back(run.ns);
+          workers[k] = run.workers;
+          const double iops = double(o.threads[k]) * o.reads_per_thread / (run.ns * 1e-9);
+          if (fio > 0) ratios[k].push_back(iops / fio);
+        }
+      }
       if (o.fio) {
-        if (o.progress) o.progress(fmt::format("fio {} {} B at depth {}", pattern, block, in_flight));
-        std::vector<double> runs;
-        for (unsigned r = 0; r < o.repeat; ++r)
-          runs.push_back(fio_iops(file, dir / "fio.json", pattern, block, in_flight, device.direct(), 2));
-        fio = median(runs);
         result row = make_result(fmt::format("fio_{}_{}", pattern, block), {}, "fio io_uring, same file, block and depth");
-        row.metrics["iops"] = fio;
+        row.metrics["iops"] = fio_runs.empty() ? 0 : median(fio_runs);
+        if (!fio_runs.empty()) {
+          row.metrics["iops_min"] = *std::min_element(fio_runs.begin(), fio_runs.end());
+          row.metrics["iops_max"] = *std::max_element(fio_runs.begin(), fio_runs.end());
+        }
         row.metrics["in_flight"] = in_flight;
         rows.push_back(row);
       }
-      for (const std::uint32_t threads : o.threads) {
-        if (o.progress) o.progress(fmt::format("queues {} {} B, {} threads", pattern, block, threads));
-        // The controllers' threads get cores of their own, as fio's does.
-        cpu::executor ex({.workers = st::workers_beside_controllers(o.workers, std::min(o.controllers, o.queues))});
-        const launch_target target(ex, o.gpu);
-        served_device served(ex, device, o, {});
-        // What the kernel reads is kernel memory (a GPU's kernel could not read host vectors).
-        const kernel_vector<st::queue_pair_view> queues(served.queues.begin(), served.queues.end());
-        // Touched by the controller only (commands carry their addresses).
-        const std::size_t buffer_bytes = std::size_t(threads) * block;
-        const aligned_bytes buffers = aligned_buffer(buffer_bytes);
-        std::memset(buffers.get(), 0x5a, buffer_bytes);
-        kernel_vector<std::uint32_t> failed(1, 0);
-        const std::uint32_t per_block = std::min<std::uint32_t>(threads, 256);
-        std::uint64_t round = 0;
-        auto runs = time_runs(1, o.repeat, [&] {
-          target.launch({dim3((threads + per_block - 1) / per_block), dim3(per_block), 0, "block_io"}, block_io_kernel{},
-                        queues.data(), o.queues, buffers.get(), block, lbas_per_block, blocks, o.reads_per_thread,
-                        sequential, write, round++, failed.data());
-        });
-        if (failed[0] != 0)
-          throw st::storage_error(error_code::io, fmt::format("bench storage: {} commands failed", failed[0]));
-        result row = make_result(fmt::format("queues_{}_{}_t{}", pattern, block, threads), runs,
+      for (std::size_t k = 0; k < o.threads.size(); ++k) {
+        const std::uint32_t threads = o.threads[k];
+        result row = make_result(fmt::format("queues_{}_{}_t{}", pattern, block, threads), queue_ns[k],
                                  fmt::format("kernel threads ({}) issuing commands through the NVMe queues",
                                              kernels_run_on(o.gpu)));
         const double ios = double(threads) * o.reads_per_thread;
@@ -263,8 +306,13 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
         row.metrics["mib_per_s"] = row.metrics["iops"] * block / double(1 << 20);
         row.metrics["in_flight_max"] = std::min<double>(threads, in_flight);
         row.metrics["direct"] = device.direct() ? 1 : 0;
-        if (o.gpu == nullptr) row.metrics["workers"] = ex.workers();
-        if (fio > 0) row.metrics["ratio_vs_fio"] = row.metrics["iops"] / fio;
+        if (o.gpu == nullptr) row.metrics["workers"] = workers[k];
+        if (!ratios[k].empty()) {
+          // Each round's run against the fio run just before it; the median and the spread.
+          row.metrics["ratio_vs_fio"] = median(ratios[k]);
+          row.metrics["ratio_vs_fio_min"] = *std::min_element(ratios[k].begin(), ratios[k].end());
+          row.metrics["ratio_vs_fio_max"] = *std::max_element(ratios[k].begin(), ratios[k].end());
+        }
         rows.push_back(row);
       }
     }

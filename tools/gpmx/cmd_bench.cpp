@@ -102,7 +102,11 @@ void register_bench_storage(CLI::App& bench) {
                   "executor workers (0: GPMX_WORKERS, else every core but one per controller for the queue rows, "
                   "every core for the hit path)")
       ->capture_default_str();
-  cmd->add_option("--repeat", a->o.repeat, "measured runs per row (median reported)")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--repeat", a->o.repeat,
+                  "rounds per pattern and block: one fio run, then one run per thread count (medians reported; "
+                  "ratio_vs_fio pairs each run with its round's fio run)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-fio", a->no_fio, "skip the fio reference");
   cmd->add_flag("--no-hit-path", a->no_hit_path, "skip the cache hit-path rows");
   cmd->add_option("--timed", a->o.timed_device,

@@ -44,8 +44,11 @@ struct storage_bench_options {
 
 // Rows "queues_<pattern>_<bytes>_t<threads>" (metrics iops, mib_per_s,
 // in_flight_max, direct) and, per pattern and block size,
-// "fio_<pattern>_<bytes>" (iops at the same commands in flight) with each
-// queue row's ratio_vs_fio; then "array_hit_<coalesced|alone|warp_cursor>"
+// "fio_<pattern>_<bytes>" (iops at the same commands in flight: the median
+// of `repeat` runs, iops_min, iops_max). The runs go in rounds, one fio
+// run then one queue run per thread count, and a queue row's ratio_vs_fio
+// is the median over rounds of its run against that round's fio run
+// (ratio_vs_fio_min, ratio_vs_fio_max: the spread); then "array_hit_<coalesced|alone|warp_cursor>"
 // (reads_per_s, reads_per_s_per_worker) for an array the cache holds whole.
 // With timed_device: rows "timed_<device>_d<n>_t<threads>" instead, with
 // simulated_iops, little_bound (min(n x IOPS, threads / (latency + 1/IOPS)),
