@@ -26,6 +26,7 @@
 #include "gpmx/storage/queue_memory.hpp"
 #include "gpmx/storage/storage_error.hpp"
 #include "gpmx/support/child_process.hpp"
+#include "gpmx/support/disk_requests.hpp"
 #include "gpmx/support/hash_mix.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 
@@ -147,7 +148,18 @@ struct queue_io {
 struct queue_run {
   double ns;         // the timed run's wall time
   unsigned workers;  // the executor's workers
+  double disk_kib_per_request = 0;  // the file's device during the timed run (0: no device counters)
 };
+
+// The mean size of the requests in the pattern's direction that reached
+// the device holding `file` while f ran; 0 where it has no counters.
+template <class F>
+double disk_kib_per_request_during(const std::filesystem::path& file, bool write, F&& f) {
+  const std::optional<disk_requests> before = read_disk_requests(file);
+  f();
+  const std::optional<disk_requests> after = read_disk_requests(file);
+  return before && after ? kib_per_request(*before, *after, write) : 0.0;
+}
 
 // One timed run of the block kernel at `threads`, on an executor and
 // controllers of its own (made here, so that none exists while fio runs),
@@ -167,13 +179,17 @@ queue_run time_queue_run(const storage_bench_options& o, st::block_device& devic
   std::memset(buffers.get(), 0x5a, buffer_bytes);
   kernel_vector<std::uint32_t> failed(1, 0);
   const std::uint32_t per_block = std::min<std::uint32_t>(threads, 256);
-  const auto runs = time_runs(1, 1, [&] {
+  const auto run = [&] {
     target.launch({dim3((threads + per_block - 1) / per_block), dim3(per_block), 0, "block_io"}, block_io_kernel{},
                   queues.data(), o.queues, buffers.get(), io.block_bytes, io.lbas_per_block, io.blocks,
                   o.reads_per_thread, io.sequential, io.write, round++, failed.data());
-  });
+  };
+  run();  // unmeasured
+  queue_run r{0, ex.workers()};
+  r.disk_kib_per_request =
+      disk_kib_per_request_during(device.path(), io.write, [&] { r.ns = time_runs(0, 1, run).front(); });
   if (failed[0] != 0) throw st::storage_error(error_code::io, fmt::format("bench storage: {} commands failed", failed[0]));
-  return {runs.front(), ex.workers()};
+  return r;
 }
 
 // The block kernel in virtual time against the device model: IOPS against
@@ -262,8 +278,8 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
       // Rounds of one fio run followed by one run per thread count, so
       // that each ratio compares runs seconds apart: this disk's rate
       // drifts by 15-30% over minutes (docs/benchmarks.md).
-      std::vector<double> fio_runs;
-      std::vector<std::vector<double>> queue_ns(o.threads.size()), ratios(o.threads.size());
+      std::vector<double> fio_runs, fio_kib;
+      std::vector<std::vector<double>> queue_ns(o.threads.size()), ratios(o.threads.size()), queue_kib(o.threads.size());
       std::vector<unsigned> workers(o.threads.size(), 0);
       std::uint64_t round = 0;
       for (unsigned r = 0; r < o.repeat; ++r) {
@@ -272,8 +288,11 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
         if (o.fio) {
           if (o.progress)
             o.progress(fmt::format("fio {} {} B at depth {}, round {} of {}", pattern, block, in_flight, r + 1, o.repeat));
-          fio = fio_iops(file, dir / "fio.json", pattern, block, in_flight, device.direct(), 2);
+          const double kib = disk_kib_per_request_during(file, write, [&] {
+            fio = fio_iops(file, dir / "fio.json", pattern, block, in_flight, device.direct(), 2);
+          });
           if (fio > 0) fio_runs.push_back(fio);
+          if (kib > 0) fio_kib.push_back(kib);
         }
         for (std::size_t k = 0; k < o.threads.size(); ++k) {
           if (o.progress)
@@ -281,6 +300,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
                                    o.repeat));
           const queue_run run = time_queue_run(o, device, io, o.threads[k], round);
           queue_ns[k].push_back(run.ns);
+          if (run.disk_kib_per_request > 0) queue_kib[k].push_back(run.disk_kib_per_request);
           workers[k] = run.workers;
           const double iops = double(o.threads[k]) * o.reads_per_thread / (run.ns * 1e-9);
           if (fio > 0) ratios[k].push_back(iops / fio);
@@ -294,6 +314,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
           row.metrics["iops_max"] = *std::max_element(fio_runs.begin(), fio_runs.end());
         }
         row.metrics["in_flight"] = in_flight;
+        if (!fio_kib.empty()) row.metrics["disk_kib_per_request"] = median(fio_kib);
         rows.push_back(row);
       }
       for (std::size_t k = 0; k < o.threads.size(); ++k) {
@@ -307,6 +328,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
         row.metrics["in_flight_max"] = std::min<double>(threads, in_flight);
         row.metrics["direct"] = device.direct() ? 1 : 0;
         if (o.gpu == nullptr) row.metrics["workers"] = workers[k];
+        if (!queue_kib[k].empty()) row.metrics["disk_kib_per_request"] = median(queue_kib[k]);
         if (!ratios[k].empty()) {
           // Each round's run against the fio run just before it; the median and the spread.
           row.metrics["ratio_vs_fio"] = median(ratios[k]);

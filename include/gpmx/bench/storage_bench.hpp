@@ -48,7 +48,11 @@ struct storage_bench_options {
 // of `repeat` runs, iops_min, iops_max). The runs go in rounds, one fio
 // run then one queue run per thread count, and a queue row's ratio_vs_fio
 // is the median over rounds of its run against that round's fio run
-// (ratio_vs_fio_min, ratio_vs_fio_max: the spread); then "array_hit_<coalesced|alone|warp_cursor>"
+// (ratio_vs_fio_min, ratio_vs_fio_max: the spread). Where the file's
+// device has request counters, both kinds of row report
+// disk_kib_per_request: the median over rounds of the mean size of the
+// requests (of the pattern's direction) that reached the device during the
+// run, after the block layer merged neighbours; then "array_hit_<coalesced|alone|warp_cursor>"
 // (reads_per_s, reads_per_s_per_worker) for an array the cache holds whole.
 // With timed_device: rows "timed_<device>_d<n>_t<threads>" instead, with
 // simulated_iops, little_bound (min(n x IOPS, threads / (latency + 1/IOPS)),
