@@ -106,6 +106,11 @@ struct served_device {
     on.reserve(n);
     for (auto& c : controllers) on.push_back(ex.attach(*c));
   }
+  std::uint64_t io_ns() const {
+    std::uint64_t t = 0;
+    for (const auto& c : controllers) t += c->counters().io_ns;
+    return t;
+  }
   vtime device_time() const {
     vtime t = 0;
     for (const auto& c : controllers) t += c->counters().device_time;
@@ -118,8 +123,13 @@ aligned_bytes aligned_buffer(std::size_t bytes) {
   return aligned_bytes(static_cast<std::byte*>(std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096)), std::free);
 }
 
-// fio's random-read IOPS on `file`; 0 when fio is missing or fails.
-double fio_iops(const std::filesystem::path& file, const std::filesystem::path& out, const std::string& pattern,
+struct fio_result {
+  double iops = 0;            // 0 when fio is missing or fails
+  double mean_latency_ns = 0;  // from submission to completion
+};
+
+// fio's IOPS on `file` with the pattern, block and depth.
+fio_result fio_run(const std::filesystem::path& file, const std::filesystem::path& out, const std::string& pattern,
                 std::uint32_t block, std::uint32_t depth, bool direct, unsigned seconds) {
   // Submitting and reaping in batches, as the controller does: fio's
   // default, one at a time, is the weaker reference (docs/benchmarks.md).
@@ -129,12 +139,16 @@ double fio_iops(const std::filesystem::path& file, const std::filesystem::path& 
       "--iodepth_batch_submit={} --iodepth_batch_complete_max={} "
       "--time_based --runtime={} --norandommap --randrepeat=0 --output-format=json --output='{}' >/dev/null 2>&1",
       file.string(), pattern, block, depth, direct ? 1 : 0, batch, batch, seconds, out.string());
-  if (!run_shell(cmd).exited_with(0)) return 0;
+  if (!run_shell(cmd).exited_with(0)) return {};
   std::ifstream in(out);
   const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.contains("jobs") || j["jobs"].empty()) return 0;
+  if (j.is_discarded() || !j.contains("jobs") || j["jobs"].empty()) return {};
   const bool write = pattern.find("write") != std::string::npos;
-  return j["jobs"][0][write ? "write" : "read"]["iops"].get<double>();
+  const nlohmann::json& side = j["jobs"][0][write ? "write" : "read"];
+  fio_result r;
+  r.iops = side.value("iops", 0.0);
+  if (side.contains("lat_ns")) r.mean_latency_ns = side["lat_ns"].value("mean", 0.0);
+  return r;
 }
 
 // What one block-benchmark row issues: block size, its LBAs, the blocks
@@ -149,6 +163,7 @@ struct queue_run {
   double ns;         // the timed run's wall time
   unsigned workers;  // the executor's workers
   double disk_kib_per_request = 0;  // the file's device during the timed run (0: no device counters)
+  double mean_in_flight = 0;        // commands in io_uring, averaged over the timed run
 };
 
 // The mean size of the requests in the pattern's direction that reached
@@ -186,8 +201,10 @@ queue_run time_queue_run(const storage_bench_options& o, st::block_device& devic
   };
   run();  // unmeasured
   queue_run r{0, ex.workers()};
+  const std::uint64_t io_before = served.io_ns();
   r.disk_kib_per_request =
       disk_kib_per_request_during(device.path(), io.write, [&] { r.ns = time_runs(0, 1, run).front(); });
+  r.mean_in_flight = double(served.io_ns() - io_before) / r.ns;
   if (failed[0] != 0) throw st::storage_error(error_code::io, fmt::format("bench storage: {} commands failed", failed[0]));
   return r;
 }
@@ -278,8 +295,9 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
       // Rounds of one fio run followed by one run per thread count, so
       // that each ratio compares runs seconds apart: this disk's rate
       // drifts by 15-30% over minutes (docs/benchmarks.md).
-      std::vector<double> fio_runs, fio_kib;
-      std::vector<std::vector<double>> queue_ns(o.threads.size()), ratios(o.threads.size()), queue_kib(o.threads.size());
+      std::vector<double> fio_runs, fio_kib, fio_in_flight;
+      std::vector<std::vector<double>> queue_ns(o.threads.size()), ratios(o.threads.size()),
+          queue_kib(o.threads.size()), queue_in_flight(o.threads.size());
       std::vector<unsigned> workers(o.threads.size(), 0);
       std::uint64_t round = 0;
       for (unsigned r = 0; r < o.repeat; ++r) {
@@ -288,11 +306,15 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
         if (o.fio) {
           if (o.progress)
             o.progress(fmt::format("fio {} {} B at depth {}, round {} of {}", pattern, block, in_flight, r + 1, o.repeat));
+          fio_result f;
           const double kib = disk_kib_per_request_during(file, write, [&] {
-            fio = fio_iops(file, dir / "fio.json", pattern, block, in_flight, device.direct(), 2);
+            f = fio_run(file, dir / "fio.json", pattern, block, in_flight, device.direct(), 2);
           });
+          fio = f.iops;
           if (fio > 0) fio_runs.push_back(fio);
           if (kib > 0) fio_kib.push_back(kib);
+          // Little's law: IOPS times the mean latency.
+          if (f.mean_latency_ns > 0) fio_in_flight.push_back(f.iops * f.mean_latency_ns * 1e-9);
         }
         for (std::size_t k = 0; k < o.threads.size(); ++k) {
           if (o.progress)
@@ -301,6 +323,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
           const queue_run run = time_queue_run(o, device, io, o.threads[k], round);
           queue_ns[k].push_back(run.ns);
           if (run.disk_kib_per_request > 0) queue_kib[k].push_back(run.disk_kib_per_request);
+          queue_in_flight[k].push_back(run.mean_in_flight);
           workers[k] = run.workers;
           const double iops = double(o.threads[k]) * o.reads_per_thread / (run.ns * 1e-9);
           if (fio > 0) ratios[k].push_back(iops / fio);
@@ -315,6 +338,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
         }
         row.metrics["in_flight"] = in_flight;
         if (!fio_kib.empty()) row.metrics["disk_kib_per_request"] = median(fio_kib);
+        if (!fio_in_flight.empty()) row.metrics["mean_in_flight"] = median(fio_in_flight);
         rows.push_back(row);
       }
       for (std::size_t k = 0; k < o.threads.size(); ++k) {
@@ -329,6 +353,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
         row.metrics["direct"] = device.direct() ? 1 : 0;
         if (o.gpu == nullptr) row.metrics["workers"] = workers[k];
         if (!queue_kib[k].empty()) row.metrics["disk_kib_per_request"] = median(queue_kib[k]);
+        row.metrics["mean_in_flight"] = median(queue_in_flight[k]);
         if (!ratios[k].empty()) {
           // Each round's run against the fio run just before it; the median and the spread.
           row.metrics["ratio_vs_fio"] = median(ratios[k]);

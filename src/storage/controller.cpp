@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -37,7 +38,13 @@ struct in_flight {
   std::uint8_t opcode = 0;
   std::uint32_t bytes = 0;
   vtime fetched = 0, due = 0;  // timed: when it was fetched, when the device model completes it
+  std::uint64_t started_ns = 0;  // otherwise: when it was handed to io_uring (steady clock)
 };
+
+std::uint64_t steady_ns() {
+  return std::uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
 
 // Timed: a finished command waiting for the clock to reach its time.
 struct held_completion {
@@ -140,9 +147,14 @@ bool controller::post_ready() {
 bool controller::reap() {
   bool any = false;
   io_uring_cqe* cqe = nullptr;
+  std::uint64_t now = 0;  // read once per reap, at the first completion
   while (io_uring_peek_cqe(&impl_->ring, &cqe) == 0) {
     const auto index = std::uint32_t(io_uring_cqe_get_data64(cqe));
     const in_flight& f = impl_->slots[index];
+    if (!impl_->device) {
+      if (now == 0) now = steady_ns();
+      counters_.io_ns += now - f.started_ns;
+    }
     std::uint16_t status = 0;
     if (cqe->res < 0 || (f.opcode != std::uint8_t(nvme_opcode::flush) && std::uint32_t(cqe->res) != f.bytes))
       status = std::uint16_t(nvme_status::data_transfer_error);
@@ -198,6 +210,8 @@ void controller::start(std::uint32_t queue, const nvme_command& c) {
     const vtime now = impl_->clock();
     impl_->slots[index].fetched = now;
     impl_->slots[index].due = impl_->device->serve(now, bytes);
+  } else {
+    impl_->slots[index].started_ns = steady_ns();
   }
   void* buffer = reinterpret_cast<void*>(std::uintptr_t(c.prp1));
   const std::uint64_t offset = c.slba() * device_.lba_bytes();

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -46,8 +47,11 @@ void read_blocks(cpu::executor_options eo, rig_options ro, unsigned blocks, unsi
   std::uint64_t* buffers = memory.get();
   std::fill_n(buffers, std::size_t(n) * 64, 0);
   std::vector<std::uint32_t> status(n, 99), same_cid(n, 0);
+  const auto t0 = std::chrono::steady_clock::now();
   ex.launch({dim3(blocks), dim3(threads), 0, "read_own_block"}, read_own_block{}, rig.queues.data(),
             unsigned(rig.queues.size()), buffers, status.data(), same_cid.data());
+  const auto wall_ns = std::uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   for (unsigned g = 0; g < n; ++g) {
     ASSERT_EQ(status[g], 0u) << "thread " << g;
     ASSERT_EQ(same_cid[g], 1u) << "thread " << g;
@@ -56,6 +60,10 @@ void read_blocks(cpu::executor_options eo, rig_options ro, unsigned blocks, unsi
   // Exactly one command per thread reached the device.
   EXPECT_EQ(rig.controllers[0]->counters().commands, n);
   EXPECT_EQ(rig.controllers[0]->counters().reads, n);
+  // Each command's time in io_uring lies inside the launch: their sum is
+  // positive and at most every command in flight for the whole launch.
+  EXPECT_GT(rig.controllers[0]->counters().io_ns, 0u);
+  EXPECT_LE(rig.controllers[0]->counters().io_ns, std::uint64_t(n) * wall_ns);
   for (const queue_pair_view& q : rig.queues) {
     EXPECT_EQ(*q.sq_tail, *q.ticket) << "every ticket's command was made visible";
     EXPECT_EQ(*q.sq_head, *q.sq_tail) << "the device fetched everything";

@@ -52,7 +52,10 @@ struct storage_bench_options {
 // device has request counters, both kinds of row report
 // disk_kib_per_request: the median over rounds of the mean size of the
 // requests (of the pattern's direction) that reached the device during the
-// run, after the block layer merged neighbours; then "array_hit_<coalesced|alone|warp_cursor>"
+// run, after the block layer merged neighbours. mean_in_flight: the
+// commands the file system had in flight on average during a run (queue
+// rows: the controllers' summed io_uring time over the run's time; fio:
+// its IOPS times its mean latency); then "array_hit_<coalesced|alone|warp_cursor>"
 // (reads_per_s, reads_per_s_per_worker) for an array the cache holds whole.
 // With timed_device: rows "timed_<device>_d<n>_t<threads>" instead, with
 // simulated_iops, little_bound (min(n x IOPS, threads / (latency + 1/IOPS)),

@@ -55,6 +55,10 @@ struct controller_counters {
   // Timed: virtual time from each command's fetch to its completion, summed
   // (their mean is the device's latency plus its queueing).
   vtime device_time = 0;
+  // Otherwise: wall time from each command's hand-over to io_uring until it
+  // was reaped, summed, in ns. Over a run's wall time it is the mean number
+  // of commands the file system had in flight (Little's law).
+  std::uint64_t io_ns = 0;
 };
 
 // How n controllers share one device's queue pairs: controller c serves
