@@ -469,6 +469,7 @@ block_scheduler::outcome block_scheduler::poll_spinners() {
   round.swap(spinning_);
   if (det_) det_->shuffle(round.begin(), round.end());
   const auto now = device_waiters_ != 0 ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  long_waiters_ = 0;
   for (fiber_record* rec : round) {
     bool not_yet = (rec->wait == wait_kind::durability && !state_.durability->complete(rec->durable_ticket)) ||
                    (rec->wait == wait_kind::device && now < rec->device_ready);
@@ -479,6 +480,7 @@ block_scheduler::outcome block_scheduler::poll_spinners() {
     }
     if (not_yet || L_->abort.load(std::memory_order_relaxed)) {
       spinning_.push_back(rec);  // keep it findable for cancel()
+      if (rec->spin_condition) ++long_waiters_;
       continue;
     }
     run_fiber(rec);

@@ -81,6 +81,10 @@ class block_scheduler {
   void wait_device(thread_ctx& t, std::chrono::steady_clock::time_point ready);
   // Whether some thread of the block waits for an emulated device.
   bool waits_on_device() const { return device_waiters_ != 0; }
+  // Whether, at the last poll, some thread of the block was still in a
+  // long wait (thread_ctx::spin_wait_long: an I/O's completion, which an
+  // agent's thread will bring).
+  bool waits_long() const { return long_waiters_ != 0; }
   // Lanes of warp w have exited (published by the carrier of `reporter`).
   void threads_exited(std::uint32_t w, std::uint32_t lanes, dim3 reporter);
 
@@ -213,6 +217,7 @@ class block_scheduler {
   std::vector<fiber_record*> polling_;   // poll_spinners' round
   std::uint32_t durable_waiters_ = 0;
   std::uint32_t device_waiters_ = 0;
+  std::uint32_t long_waiters_ = 0;  // spinners with a condition checked off the fiber, at the last poll
 
   std::vector<fiber_record*> barrier_waiters_;
   std::uint32_t barrier_arrived_ = 0;

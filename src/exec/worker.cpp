@@ -143,6 +143,7 @@ void worker::run(launch_state& L) {
       const std::uint64_t flushes_seen = L.durability ? L.durability->completed() : 0;
       durable_wait = false;
       device_wait = false;
+      bool long_wait = false;
       for (std::size_t i = 0; i < resident_.size() && !L.abort.load(std::memory_order_relaxed);) {
         const auto o = resident_[i]->run();
         if (o == block_scheduler::outcome::finished) {
@@ -155,6 +156,7 @@ void worker::run(launch_state& L) {
         passed |= o == block_scheduler::outcome::passed;
         durable_wait |= resident_[i]->waits_on_durability();
         device_wait |= resident_[i]->waits_on_device();
+        long_wait |= resident_[i]->waits_long();
         ++i;
       }
       // What this round's threads handed over goes to the flusher now, before
@@ -225,7 +227,12 @@ void worker::run(launch_state& L) {
         throw_spin_deadlock(L, fmt::format("no thread made progress for {} ms (GPMX_SPIN_TIMEOUT_MS)",
                                            opt.spin_timeout.count()).c_str());
       }
-      waiting.pause();
+      // Threads in a long wait wait for an agent's thread (an I/O's
+      // completion): a sleep here would hold each completion back by up to
+      // the sleep, so offer the core and look again (a stall all the same:
+      // the deadlock timeout above still runs).
+      if (long_wait) std::this_thread::yield();
+      else waiting.pause();
     }
   } catch (...) {
     L.fail(std::current_exception());

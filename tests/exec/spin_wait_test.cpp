@@ -70,6 +70,17 @@ TEST(SpinWait, ForeverTimesOutInTheParallelSchedule) {
   }, &never), deadlock_error);
 }
 
+TEST(SpinWait, ALongWaitForeverTimesOutInTheParallelSchedule) {
+  // A worker whose threads are all in long waits yields instead of
+  // sleeping between polls (their completions come from an agent's
+  // thread), but it is still a stall: the deadlock timeout holds.
+  cpu::executor ex({.workers = 2, .spin_timeout = std::chrono::milliseconds(200)});
+  std::uint32_t never = 0;
+  EXPECT_THROW(ex.launch({dim3(4), dim3(8), 0, "waits_long_forever"}, [](auto& t, std::uint32_t* f) {
+    t.spin_wait_long([&] { return t.atomic_load(f) != 0u; });
+  }, &never), deadlock_error);
+}
+
 TEST(SpinWait, ThreadsThatOnlyPassSpinsAreProgressNotAStall) {
   // Two threads hand a token back and forth 3,000 times and exit only at
   // the end, as kernel threads waiting on one I/O after another do. Each
