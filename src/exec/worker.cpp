@@ -143,7 +143,6 @@ void worker::run(launch_state& L) {
       const std::uint64_t flushes_seen = L.durability ? L.durability->completed() : 0;
       durable_wait = false;
       device_wait = false;
-      bool long_wait = false;
       for (std::size_t i = 0; i < resident_.size() && !L.abort.load(std::memory_order_relaxed);) {
         const auto o = resident_[i]->run();
         if (o == block_scheduler::outcome::finished) {
@@ -156,7 +155,6 @@ void worker::run(launch_state& L) {
         passed |= o == block_scheduler::outcome::passed;
         durable_wait |= resident_[i]->waits_on_durability();
         device_wait |= resident_[i]->waits_on_device();
-        long_wait |= resident_[i]->waits_long();
         ++i;
       }
       // What this round's threads handed over goes to the flusher now, before
@@ -231,6 +229,9 @@ void worker::run(launch_state& L) {
       // completion): a sleep here would hold each completion back by up to
       // the sleep, so offer the core and look again (a stall all the same:
       // the deadlock timeout above still runs).
+      // (Asked here, on the stall path only, not in every round.)
+      const bool long_wait =
+          std::any_of(resident_.begin(), resident_.end(), [](const block_scheduler* b) { return b->waits_long(); });
       if (long_wait) std::this_thread::yield();
       else waiting.pause();
     }
