@@ -63,22 +63,17 @@ TEST(SpinWait, ForeverIsADeadlockInTheDeterministicSchedule) {
 }
 
 TEST(SpinWait, ForeverTimesOutInTheParallelSchedule) {
-  cpu::executor ex({.workers = 2, .spin_timeout = std::chrono::milliseconds(200)});
-  std::uint32_t never = 0;
-  EXPECT_THROW(ex.launch({dim3(4), dim3(8), 0, "waits_forever"}, [](auto& t, std::uint32_t* f) {
-    t.spin_wait([&] { return t.atomic_load(f) != 0u; });
-  }, &never), deadlock_error);
-}
-
-TEST(SpinWait, ALongWaitForeverTimesOutInTheParallelSchedule) {
-  // A worker whose threads are all in long waits yields instead of
-  // sleeping between polls (their completions come from an agent's
-  // thread), but it is still a stall: the deadlock timeout holds.
-  cpu::executor ex({.workers = 2, .spin_timeout = std::chrono::milliseconds(200)});
-  std::uint32_t never = 0;
-  EXPECT_THROW(ex.launch({dim3(4), dim3(8), 0, "waits_long_forever"}, [](auto& t, std::uint32_t* f) {
-    t.spin_wait_long([&] { return t.atomic_load(f) != 0u; });
-  }, &never), deadlock_error);
+  // Also a long wait: a worker whose threads are all in long waits yields
+  // instead of sleeping between polls (an agent's thread brings their
+  // completions), but it is still a stall for the deadlock timeout.
+  for (const bool long_wait : {false, true}) {
+    cpu::executor ex({.workers = 2, .spin_timeout = std::chrono::milliseconds(200)});
+    std::uint32_t never = 0;
+    EXPECT_THROW(ex.launch({dim3(4), dim3(8), 0, "waits_forever"}, [](auto& t, std::uint32_t* f, bool lng) {
+      if (lng) t.spin_wait_long([&] { return t.atomic_load(f) != 0u; });
+      else t.spin_wait([&] { return t.atomic_load(f) != 0u; });
+    }, &never, long_wait), deadlock_error) << (long_wait ? "spin_wait_long" : "spin_wait");
+  }
 }
 
 TEST(SpinWait, ThreadsThatOnlyPassSpinsAreProgressNotAStall) {
