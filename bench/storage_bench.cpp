@@ -106,14 +106,11 @@ struct served_device {
     on.reserve(n);
     for (auto& c : controllers) on.push_back(ex.attach(*c));
   }
-  std::uint64_t io_ns() const {
-    std::uint64_t t = 0;
-    for (const auto& c : controllers) t += c->counters().io_ns;
-    return t;
-  }
-  vtime device_time() const {
-    vtime t = 0;
-    for (const auto& c : controllers) t += c->counters().device_time;
+  // A counter summed over the device's controllers.
+  template <class T>
+  T summed(T st::controller_counters::*counter) const {
+    T t = 0;
+    for (const auto& c : controllers) t += c->counters().*counter;
     return t;
   }
 };
@@ -149,6 +146,16 @@ fio_result fio_run(const std::filesystem::path& file, const std::filesystem::pat
   r.iops = side.value("iops", 0.0);
   if (side.contains("lat_ns")) r.mean_latency_ns = side["lat_ns"].value("mean", 0.0);
   return r;
+}
+
+// The median of `values` as metric `name` (nothing when empty), and with
+// `spread` also their least and greatest as name_min and name_max.
+void put_median(result& row, const std::string& name, const std::vector<double>& values, bool spread = false) {
+  if (values.empty()) return;
+  row.metrics[name] = median(values);
+  if (!spread) return;
+  row.metrics[name + "_min"] = *std::min_element(values.begin(), values.end());
+  row.metrics[name + "_max"] = *std::max_element(values.begin(), values.end());
 }
 
 // What one block-benchmark row issues: block size, its LBAs, the blocks
@@ -201,10 +208,10 @@ queue_run time_queue_run(const storage_bench_options& o, st::block_device& devic
   };
   run();  // unmeasured
   queue_run r{0, ex.workers()};
-  const std::uint64_t io_before = served.io_ns();
+  const std::uint64_t io_before = served.summed(&st::controller_counters::io_ns);
   r.disk_kib_per_request =
       disk_kib_per_request_during(device.path(), io.write, [&] { r.ns = time_runs(0, 1, run).front(); });
-  r.mean_in_flight = double(served.io_ns() - io_before) / r.ns;
+  r.mean_in_flight = double(served.summed(&st::controller_counters::io_ns) - io_before) / r.ns;
   if (failed[0] != 0) throw st::storage_error(error_code::io, fmt::format("bench storage: {} commands failed", failed[0]));
   return r;
 }
@@ -249,7 +256,7 @@ std::vector<result> run_timed_block_benchmark(const storage_bench_options& o, co
                                "512 B random reads in virtual time against the device model");
       const double commands = double(threads) * o.timed_reads;
       vtime device_time = 0;
-      for (const auto& d : served) device_time += d->device_time();
+      for (const auto& d : served) device_time += d->summed(&st::controller_counters::device_time);
       const double per_command_s = timing.latency_us * 1e-6 + 1.0 / timing.iops;
       row.metrics["simulated_s"] = simulated_s;
       row.metrics["simulated_iops"] = commands / simulated_s;
@@ -331,14 +338,11 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
       }
       if (o.fio) {
         result row = make_result(fmt::format("fio_{}_{}", pattern, block), {}, "fio io_uring, same file, block and depth");
-        row.metrics["iops"] = fio_runs.empty() ? 0 : median(fio_runs);
-        if (!fio_runs.empty()) {
-          row.metrics["iops_min"] = *std::min_element(fio_runs.begin(), fio_runs.end());
-          row.metrics["iops_max"] = *std::max_element(fio_runs.begin(), fio_runs.end());
-        }
+        row.metrics["iops"] = 0;  // fio missing or failing
+        put_median(row, "iops", fio_runs, true);
         row.metrics["in_flight"] = in_flight;
-        if (!fio_kib.empty()) row.metrics["disk_kib_per_request"] = median(fio_kib);
-        if (!fio_in_flight.empty()) row.metrics["mean_in_flight"] = median(fio_in_flight);
+        put_median(row, "disk_kib_per_request", fio_kib);
+        put_median(row, "mean_in_flight", fio_in_flight);
         rows.push_back(row);
       }
       for (std::size_t k = 0; k < o.threads.size(); ++k) {
@@ -352,14 +356,10 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
         row.metrics["in_flight_max"] = std::min<double>(threads, in_flight);
         row.metrics["direct"] = device.direct() ? 1 : 0;
         if (o.gpu == nullptr) row.metrics["workers"] = workers[k];
-        if (!queue_kib[k].empty()) row.metrics["disk_kib_per_request"] = median(queue_kib[k]);
-        row.metrics["mean_in_flight"] = median(queue_in_flight[k]);
-        if (!ratios[k].empty()) {
-          // Each round's run against the fio run just before it; the median and the spread.
-          row.metrics["ratio_vs_fio"] = median(ratios[k]);
-          row.metrics["ratio_vs_fio_min"] = *std::min_element(ratios[k].begin(), ratios[k].end());
-          row.metrics["ratio_vs_fio_max"] = *std::max_element(ratios[k].begin(), ratios[k].end());
-        }
+        put_median(row, "disk_kib_per_request", queue_kib[k]);
+        put_median(row, "mean_in_flight", queue_in_flight[k]);
+        // Each round's run against the fio run just before it; the median and the spread.
+        put_median(row, "ratio_vs_fio", ratios[k], true);
         rows.push_back(row);
       }
     }

@@ -38,13 +38,8 @@ struct in_flight {
   std::uint8_t opcode = 0;
   std::uint32_t bytes = 0;
   vtime fetched = 0, due = 0;  // timed: when it was fetched, when the device model completes it
-  std::uint64_t started_ns = 0;  // otherwise: when it was handed to io_uring (steady clock)
+  std::chrono::steady_clock::time_point started;  // otherwise: its fetch pass (io_uring gets it at the pass's end)
 };
-
-std::uint64_t steady_ns() {
-  return std::uint64_t(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
-}
 
 // Timed: a finished command waiting for the clock to reach its time.
 struct held_completion {
@@ -76,6 +71,13 @@ struct controller::impl {
   std::function<vtime()> clock;
   std::vector<held_completion> held;  // a min-heap on (due, order)
   std::uint64_t fetched = 0;
+  // The steady clock, read once per fetch pass or reap at its first
+  // command (not timed): what each command's io_ns is measured with.
+  std::optional<std::chrono::steady_clock::time_point> pass_time;
+  std::chrono::steady_clock::time_point pass_clock() {
+    if (!pass_time) pass_time = std::chrono::steady_clock::now();
+    return *pass_time;
+  }
 };
 
 controller::controller(block_device& device, std::vector<queue_pair_view> queues, controller_options o)
@@ -147,14 +149,13 @@ bool controller::post_ready() {
 bool controller::reap() {
   bool any = false;
   io_uring_cqe* cqe = nullptr;
-  std::uint64_t now = 0;  // read once per reap, at the first completion
+  impl_->pass_time.reset();
   while (io_uring_peek_cqe(&impl_->ring, &cqe) == 0) {
     const auto index = std::uint32_t(io_uring_cqe_get_data64(cqe));
     const in_flight& f = impl_->slots[index];
-    if (!impl_->device) {
-      if (now == 0) now = steady_ns();
-      counters_.io_ns += now - f.started_ns;
-    }
+    if (!impl_->device)
+      counters_.io_ns += std::uint64_t(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(impl_->pass_clock() - f.started).count());
     std::uint16_t status = 0;
     if (cqe->res < 0 || (f.opcode != std::uint8_t(nvme_opcode::flush) && std::uint32_t(cqe->res) != f.bytes))
       status = std::uint16_t(nvme_status::data_transfer_error);
@@ -205,13 +206,13 @@ void controller::start(std::uint32_t queue, const nvme_command& c) {
   }
   const std::uint32_t index = impl_->free_slots.back();
   impl_->free_slots.pop_back();
-  impl_->slots[index] = {queue, c.cid, c.opcode, std::uint32_t(bytes), 0, 0};
+  impl_->slots[index] = {queue, c.cid, c.opcode, std::uint32_t(bytes), 0, 0, {}};
   if (impl_->device) {
     const vtime now = impl_->clock();
     impl_->slots[index].fetched = now;
     impl_->slots[index].due = impl_->device->serve(now, bytes);
   } else {
-    impl_->slots[index].started_ns = steady_ns();
+    impl_->slots[index].started = impl_->pass_clock();
   }
   void* buffer = reinterpret_cast<void*>(std::uintptr_t(c.prp1));
   const std::uint64_t offset = c.slba() * device_.lba_bytes();
@@ -235,6 +236,7 @@ void controller::start(std::uint32_t queue, const nvme_command& c) {
 
 bool controller::fetch() {
   bool any = false;
+  impl_->pass_time.reset();
   for (std::uint32_t qi = 0; qi < impl_->queues.size(); ++qi) {
     queue_state& s = impl_->queues[qi];
     const std::uint32_t tail = std::atomic_ref<std::uint32_t>(*s.q.sq_doorbell).load(std::memory_order_acquire);
