@@ -29,6 +29,7 @@
 #include "gpmx/support/disk_requests.hpp"
 #include "gpmx/support/hash_mix.hpp"
 #include "gpmx/support/scratch_dir.hpp"
+#include "queue_stage_sampler.hpp"
 
 namespace gpmx::bench {
 
@@ -158,6 +159,22 @@ void put_median(result& row, const std::string& name, const std::vector<double>&
   row.metrics[name + "_max"] = *std::max_element(values.begin(), values.end());
 }
 
+// Each stage's median over the rounds (queue_stage_sampler.hpp), as
+// stage_NAME: mean commands there.
+void put_stages(result& row, const std::vector<queue_stages>& runs) {
+  if (runs.empty()) return;
+  const std::pair<const char*, double queue_stages::*> stages[] = {
+      {"submitting", &queue_stages::submitting}, {"queued", &queue_stages::queued},
+      {"in_io", &queue_stages::in_io},           {"finished", &queue_stages::finished},
+      {"unseen", &queue_stages::unseen},         {"unreclaimed", &queue_stages::unreclaimed},
+      {"between", &queue_stages::between}};
+  for (const auto& [name, member] : stages) {
+    std::vector<double> values;
+    for (const queue_stages& q : runs) values.push_back(q.*member);
+    put_median(row, std::string("stage_") + name, values);
+  }
+}
+
 // What one block-benchmark row issues: block size, its LBAs, the blocks
 // the file holds, and the pattern.
 struct queue_io {
@@ -171,6 +188,7 @@ struct queue_run {
   unsigned workers;  // the executor's workers
   double disk_kib_per_request = 0;  // the file's device during the timed run (0: no device counters)
   double mean_in_flight = 0;        // commands in io_uring, averaged over the timed run
+  std::optional<queue_stages> stages;  // where commands waited, when sampled
 };
 
 // The mean size of the requests in the pattern's direction that reached
@@ -209,8 +227,15 @@ queue_run time_queue_run(const storage_bench_options& o, st::block_device& devic
   run();  // unmeasured
   queue_run r{0, ex.workers()};
   const std::uint64_t io_before = served.summed(&st::controller_counters::io_ns);
+  std::optional<queue_stage_sampler> sampler;
+  if (o.stages) {
+    std::vector<const st::controller*> controllers;
+    for (const auto& c : served.controllers) controllers.push_back(c.get());
+    sampler.emplace(served.queues, std::move(controllers), threads);
+  }
   r.disk_kib_per_request =
       disk_kib_per_request_during(device.path(), io.write, [&] { r.ns = time_runs(0, 1, run).front(); });
+  if (sampler) r.stages = sampler->stop();
   r.mean_in_flight = double(served.summed(&st::controller_counters::io_ns) - io_before) / r.ns;
   if (failed[0] != 0) throw st::storage_error(error_code::io, fmt::format("bench storage: {} commands failed", failed[0]));
   return r;
@@ -306,6 +331,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
       std::vector<std::vector<double>> queue_ns(o.threads.size()), ratios(o.threads.size()),
           queue_kib(o.threads.size()), queue_in_flight(o.threads.size());
       std::vector<unsigned> workers(o.threads.size(), 0);
+      std::vector<std::vector<queue_stages>> queue_stage_runs(o.threads.size());
       std::uint64_t round = 0;
       for (unsigned r = 0; r < o.repeat; ++r) {
         // fio first: gpmx's executor threads must not exist while it runs.
@@ -331,6 +357,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
           queue_ns[k].push_back(run.ns);
           if (run.disk_kib_per_request > 0) queue_kib[k].push_back(run.disk_kib_per_request);
           queue_in_flight[k].push_back(run.mean_in_flight);
+          if (run.stages) queue_stage_runs[k].push_back(*run.stages);
           workers[k] = run.workers;
           const double iops = double(o.threads[k]) * o.reads_per_thread / (run.ns * 1e-9);
           if (fio > 0) ratios[k].push_back(iops / fio);
@@ -358,6 +385,7 @@ std::vector<result> run_storage_benchmarks(const storage_bench_options& o) {
         if (o.gpu == nullptr) row.metrics["workers"] = workers[k];
         put_median(row, "disk_kib_per_request", queue_kib[k]);
         put_median(row, "mean_in_flight", queue_in_flight[k]);
+        put_stages(row, queue_stage_runs[k]);
         // Each round's run against the fio run just before it; the median and the spread.
         put_median(row, "ratio_vs_fio", ratios[k], true);
         rows.push_back(row);

@@ -71,6 +71,12 @@ struct controller::impl {
   std::function<vtime()> clock;
   std::vector<held_completion> held;  // a min-heap on (due, order)
   std::uint64_t fetched = 0;
+  // What progress() reports; written by the serving thread alone.
+  struct counted {
+    std::atomic<std::uint64_t> n{0};
+    void add() { n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+    std::uint64_t get() const { return n.load(std::memory_order_relaxed); }
+  } taken, finished, posted;
   // The steady clock, read once per fetch pass or reap at its first
   // command (not timed): what each command's io_ns is measured with.
   std::optional<std::chrono::steady_clock::time_point> pass_time;
@@ -139,6 +145,7 @@ bool controller::post_ready() {
     while (!s.ready.empty() && cq_has_room(s)) {
       if (s.ready.front().status != 0) ++counters_.errors;
       post(s, s.ready.front());
+      impl_->posted.add();
       s.ready.pop_front();
       posted = true;
     }
@@ -170,10 +177,15 @@ bool controller::reap() {
       impl_->queues[f.queue].ready.push_back({f.cid, status});
     }
     impl_->free_slots.push_back(index);
+    if (!impl_->device) impl_->finished.add();  // timed: once the model's time has come (release_due)
     io_uring_cqe_seen(&impl_->ring, cqe);
     any = true;
   }
   return any;
+}
+
+controller_progress controller::progress() const {
+  return {impl_->taken.get(), impl_->finished.get(), impl_->posted.get()};
 }
 
 std::size_t controller::in_flight_count() const { return impl_->slots.size() - impl_->free_slots.size(); }
@@ -185,16 +197,19 @@ void controller::start(std::uint32_t queue, const nvme_command& c) {
   const auto op = nvme_opcode(c.opcode);
   if (op != nvme_opcode::read && op != nvme_opcode::write && op != nvme_opcode::flush) {
     s.ready.push_back({c.cid, std::uint16_t(nvme_status::invalid_opcode)});
+    impl_->finished.add();
     return;
   }
   const std::uint64_t bytes = std::uint64_t(c.blocks()) * device_.lba_bytes();
   if (op != nvme_opcode::flush) {
     if (c.slba() >= device_.blocks() || c.blocks() > device_.blocks() - c.slba()) {
       s.ready.push_back({c.cid, std::uint16_t(nvme_status::lba_out_of_range)});
+      impl_->finished.add();
       return;
     }
     if (c.prp1 == 0) {
       s.ready.push_back({c.cid, std::uint16_t(nvme_status::invalid_field)});
+      impl_->finished.add();
       return;
     }
   }
@@ -243,6 +258,7 @@ bool controller::fetch() {
     while (s.fetched % s.q.depth != tail && !impl_->free_slots.empty()) {
       const nvme_command c = s.q.sq[s.fetched % s.q.depth];
       ++s.fetched;
+      impl_->taken.add();
       start(qi, c);
       any = true;
     }
@@ -284,6 +300,7 @@ bool controller::release_due() {
     const held_completion h = held.back();
     held.pop_back();
     impl_->queues[h.queue].ready.push_back(h.f);
+    impl_->finished.add();
     counters_.device_time += h.due - h.fetched;
     any = true;
   }

@@ -44,6 +44,12 @@ TEST(NvmeErrors, CommandsTheDeviceCannotServeCompleteWithTheirStatus) {
   std::filesystem::resize_file(rig.devices[0]->path(), 8 * 512);
   EXPECT_EQ(run_one(ex, rig, make_io_command(nvme_opcode::read, 16, 1, buffer)), 0x04u);
   EXPECT_EQ(rig.controllers[0]->counters().errors, 5u);
+  // Each of the seven commands went through every step once, those
+  // refused at once (four) as well as those the file system failed.
+  const controller_progress p = rig.controllers[0]->progress();
+  EXPECT_EQ(p.fetched, 7u);
+  EXPECT_EQ(p.finished, 7u);
+  EXPECT_EQ(p.posted, 7u);
 }
 
 struct sum_array {

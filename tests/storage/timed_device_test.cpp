@@ -55,6 +55,7 @@ struct timed_run {
   double seconds = 0;
   vtime device_time = 0;
   std::uint64_t commands = 0;
+  controller_progress progress;
   bool data_ok = true;
 };
 
@@ -84,6 +85,7 @@ timed_run run_timed(const device_timing& timing, std::uint32_t threads, std::uin
   r.seconds = double(ex.virtual_time() - start) * 1e-12;
   r.device_time = ctl.counters().device_time;
   r.commands = ctl.counters().commands;
+  r.progress = ctl.progress();
   for (std::uint64_t g = 0; g < threads; ++g) {
     std::uint64_t want = 0;
     for (std::uint32_t k = 0; k < reads; ++k) want += pattern(0, ((g * 131 + k * 17) % (bytes / 512)) * 64 + 3);
@@ -99,6 +101,10 @@ TEST(DeviceTiming, OneThreadSeesTheDeviceLatencyAndManySaturateItsIops) {
   const timed_run one = run_timed(nand, 32, 3);
   ASSERT_TRUE(one.data_ok);
   EXPECT_EQ(one.commands, 96u);
+  // Held for the model's time, then finished and posted, each once.
+  EXPECT_EQ(one.progress.fetched, 96u);
+  EXPECT_EQ(one.progress.finished, 96u);
+  EXPECT_EQ(one.progress.posted, 96u);
   // 32 lanes of one warp submit together: the device serves them in turn.
   EXPECT_GE(one.seconds, 3 * (latency + turn));
   // Many threads: the device saturates at its IOPS, within 5% of the time

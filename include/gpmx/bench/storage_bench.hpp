@@ -30,6 +30,7 @@ struct storage_bench_options {
   unsigned repeat = 3;
   bool fio = true;                       // also run fio (when installed)
   bool hit_path = true;                  // also time array reads that hit the cache
+  bool stages = false;                   // sample where the queue rows' commands wait (stage_* metrics)
   // The timed schedule (gpmx sim's GPU, sbrp-table1) with a device model
   // (device_timing.hpp) instead of the above: 512-byte random reads.
   std::string timed_device;              // empty: not timed

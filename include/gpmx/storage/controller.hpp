@@ -61,6 +61,17 @@ struct controller_counters {
   std::uint64_t io_ns = 0;
 };
 
+// Commands through a controller's steps since it was made: taken from a
+// submission queue, finished (by the file system, or at once with an
+// error), their completions posted. Readable from any thread while the
+// controller serves (relaxed counts: for sampling where commands wait, not
+// for synchronizing with it).
+struct controller_progress {
+  std::uint64_t fetched = 0;
+  std::uint64_t finished = 0;
+  std::uint64_t posted = 0;
+};
+
 // How n controllers share one device's queue pairs: controller c serves
 // pairs c, c + n, ...; each may keep `in_flight / n` reads in flight (at
 // least one). n must be 1 to queues.size(): storage_error(config) names
@@ -90,6 +101,7 @@ class controller final : public agent {
   step_result step() override;
   std::string_view name() const override { return name_; }
   const controller_counters& counters() const { return counters_; }
+  controller_progress progress() const;
   const block_device& device() const { return device_; }
 
  private:
