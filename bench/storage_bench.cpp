@@ -184,8 +184,8 @@ struct queue_io {
 };
 
 struct queue_run {
-  double ns;         // the timed run's wall time
-  unsigned workers;  // the executor's workers
+  double ns = 0;         // the timed run's wall time
+  unsigned workers = 0;  // the executor's workers
   double disk_kib_per_request = 0;  // the file's device during the timed run (0: no device counters)
   double mean_in_flight = 0;        // commands in io_uring, averaged over the timed run
   std::optional<queue_stages> stages;  // where commands waited, when sampled
@@ -225,7 +225,8 @@ queue_run time_queue_run(const storage_bench_options& o, st::block_device& devic
                   o.reads_per_thread, io.sequential, io.write, round++, failed.data());
   };
   run();  // unmeasured
-  queue_run r{0, ex.workers()};
+  queue_run r;
+  r.workers = ex.workers();
   const std::uint64_t io_before = served.summed(&st::controller_counters::io_ns);
   std::optional<queue_stage_sampler> sampler;
   if (o.stages) {
