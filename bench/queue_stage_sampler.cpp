@@ -19,7 +19,7 @@ queue_stage_sampler::queue_stage_sampler(std::vector<storage::queue_pair_view> q
   thread_ = std::thread([this] {
     while (!stop_.load(std::memory_order_relaxed)) {
       sample();
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
   });
 }

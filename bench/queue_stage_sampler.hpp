@@ -1,6 +1,6 @@
 #pragma once
 // Where the commands of a queue benchmark wait. A host thread reads the
-// queues' counters and the controllers' progress every 20 us or so while a
+// queues' counters and the controllers' progress every 200 us or so while a
 // run goes and averages how many commands stood at each step; over the
 // run's IOPS that is the time each command spends there (Little's law).
 // The sampling thread takes CPU time of its own: on a machine with few

@@ -110,7 +110,7 @@ void register_bench_storage(CLI::App& bench) {
   cmd->add_flag("--no-fio", a->no_fio, "skip the fio reference");
   cmd->add_flag("--no-hit-path", a->no_hit_path, "skip the cache hit-path rows");
   cmd->add_flag("--stages", a->o.stages,
-                "also sample, every 20 us, how many commands wait at each step of the queue rows (stage_* metrics: "
+                "also sample, every 200 us, how many commands wait at each step of the queue rows (stage_* metrics: "
                 "a host thread of its own, which takes some CPU)");
   cmd->add_option("--timed", a->o.timed_device,
                   "instead: 512 B random reads in the timed schedule against this device model (optane-p5800x, "
