@@ -107,6 +107,11 @@ struct served_device {
     on.reserve(n);
     for (auto& c : controllers) on.push_back(ex.attach(*c));
   }
+  std::vector<const st::controller*> serving() const {
+    std::vector<const st::controller*> v;
+    for (const auto& c : controllers) v.push_back(c.get());
+    return v;
+  }
   // A counter summed over the device's controllers.
   template <class T>
   T summed(T st::controller_counters::*counter) const {
@@ -229,11 +234,7 @@ queue_run time_queue_run(const storage_bench_options& o, st::block_device& devic
   r.workers = ex.workers();
   const std::uint64_t io_before = served.summed(&st::controller_counters::io_ns);
   std::optional<queue_stage_sampler> sampler;
-  if (o.stages) {
-    std::vector<const st::controller*> controllers;
-    for (const auto& c : served.controllers) controllers.push_back(c.get());
-    sampler.emplace(served.queues, std::move(controllers), threads);
-  }
+  if (o.stages) sampler.emplace(served.queues, served.serving(), threads);
   r.disk_kib_per_request =
       disk_kib_per_request_during(device.path(), io.write, [&] { r.ns = time_runs(0, 1, run).front(); });
   if (sampler) r.stages = sampler->stop();

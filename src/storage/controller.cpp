@@ -193,25 +193,21 @@ std::size_t controller::in_flight_count() const { return impl_->slots.size() - i
 // Hands one fetched command to io_uring, or completes it at once with an error.
 void controller::start(std::uint32_t queue, const nvme_command& c) {
   ++counters_.commands;
+  impl_->taken.add();
   queue_state& s = impl_->queues[queue];
   const auto op = nvme_opcode(c.opcode);
-  if (op != nvme_opcode::read && op != nvme_opcode::write && op != nvme_opcode::flush) {
-    s.ready.push_back({c.cid, std::uint16_t(nvme_status::invalid_opcode)});
+  // A command the device refuses completes at once with its status.
+  const auto refuse = [&](nvme_status status) {
+    s.ready.push_back({c.cid, std::uint16_t(status)});
     impl_->finished.add();
-    return;
-  }
+  };
+  if (op != nvme_opcode::read && op != nvme_opcode::write && op != nvme_opcode::flush)
+    return refuse(nvme_status::invalid_opcode);
   const std::uint64_t bytes = std::uint64_t(c.blocks()) * device_.lba_bytes();
   if (op != nvme_opcode::flush) {
-    if (c.slba() >= device_.blocks() || c.blocks() > device_.blocks() - c.slba()) {
-      s.ready.push_back({c.cid, std::uint16_t(nvme_status::lba_out_of_range)});
-      impl_->finished.add();
-      return;
-    }
-    if (c.prp1 == 0) {
-      s.ready.push_back({c.cid, std::uint16_t(nvme_status::invalid_field)});
-      impl_->finished.add();
-      return;
-    }
+    if (c.slba() >= device_.blocks() || c.blocks() > device_.blocks() - c.slba())
+      return refuse(nvme_status::lba_out_of_range);
+    if (c.prp1 == 0) return refuse(nvme_status::invalid_field);
   }
   io_uring_sqe* sqe = io_uring_get_sqe(&impl_->ring);
   if (sqe == nullptr) {  // every entry prepared and not yet submitted: submit them first
@@ -258,7 +254,6 @@ bool controller::fetch() {
     while (s.fetched % s.q.depth != tail && !impl_->free_slots.empty()) {
       const nvme_command c = s.q.sq[s.fetched % s.q.depth];
       ++s.fetched;
-      impl_->taken.add();
       start(qi, c);
       any = true;
     }
