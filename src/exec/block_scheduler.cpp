@@ -103,6 +103,7 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
   spinning_.clear();
   durable_waiters_ = 0;
   device_waiters_ = 0;
+  polled_at_completed_ = no_poll_yet;
   barrier_waiters_.clear();
   barrier_arrived_ = barrier_true_ = 0;
   fibers_.clear();
@@ -463,6 +464,18 @@ block_scheduler::outcome block_scheduler::run_parallel() {
 
 block_scheduler::outcome block_scheduler::poll_spinners() {
   const std::uint64_t before = events_ + spin_passes_;
+  // A thread waiting for durability holds a ticket issued after the flushes
+  // completed by then, so while no flush completes it stays unready. Every
+  // resident block is polled in each of its worker's rounds; looking at each
+  // parked thread's record there (a cache miss each, thousands of threads
+  // in a persisting kernel) cost more than the threads' own work.
+  if (state_.durability && durable_waiters_ == spinning_.size()) {
+    const std::uint64_t completed = state_.durability->completed();
+    if (completed == polled_at_completed_ && !L_->abort.load(std::memory_order_relaxed)) return outcome::stalled;
+    polled_at_completed_ = completed;
+  } else {
+    polled_at_completed_ = no_poll_yet;
+  }
   // Swapped with a member, so that neither list allocates once warm.
   std::vector<fiber_record*>& round = polling_;
   round.clear();

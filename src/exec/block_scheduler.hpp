@@ -218,6 +218,11 @@ class block_scheduler {
   std::uint32_t durable_waiters_ = 0;
   std::uint32_t device_waiters_ = 0;
   std::uint32_t long_waiters_ = 0;  // spinners with a condition checked off the fiber, at the last poll
+  // The group commit's completed tickets when poll_spinners last looked at
+  // every waiter (no_poll_yet before): while every waiter waits for
+  // durability and no flush has completed since, none can have become ready.
+  static constexpr std::uint64_t no_poll_yet = ~std::uint64_t(0);
+  std::uint64_t polled_at_completed_ = no_poll_yet;
 
   std::vector<fiber_record*> barrier_waiters_;
   std::uint32_t barrier_arrived_ = 0;

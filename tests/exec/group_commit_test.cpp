@@ -107,6 +107,38 @@ TEST(GroupCommit, WaitingThreadsShareFlushes) {
   EXPECT_EQ(violations.load(), 0u);
 }
 
+// Threads that reach several durability points in turn (gpKVS's undo
+// entry, tail and pair) park once per point; a worker's rounds skip looking
+// at parked threads while no flush completes, so each must still be resumed
+// by the flush that covers it, and only by it.
+struct persist_three_times {
+  const slow_domain* d;
+  void operator()(auto& t, slot* slots, std::atomic<std::uint32_t>* violations) const {
+    slot* mine = slots + std::size_t(t.global_id()) * 3;
+    for (int k = 0; k < 3; ++k) {
+      mine[k].value = std::uint64_t(k) + 1;
+      t.record_pm_write(d, &mine[k], sizeof mine[k]);
+      t.gpm_persist();
+      if (!d->durable(&mine[k])) violations->fetch_add(1);
+    }
+  }
+};
+
+TEST(GroupCommit, ThreadsWithSeveralDurabilityPointsWaitForEachFlushTheyNeed) {
+  std::vector<slot> slots(std::size_t(blocks) * threads * 3);
+  slow_domain d;
+  d.delay = std::chrono::microseconds(300);
+  std::atomic<std::uint32_t> violations{0};
+  cpu::executor ex({.workers = 2});
+  ex.launch({dim3(blocks), dim3(threads), 0, "persist3"}, persist_three_times{&d}, slots.data(), &violations);
+  EXPECT_EQ(violations.load(), 0u);
+  const cpu::durability_stats s = ex.durability();
+  EXPECT_EQ(s.waits, std::uint64_t(blocks) * threads * 3);
+  // Each thread's three points are three flushes at least, one after another.
+  EXPECT_GE(s.flushes, 3u);
+  for (const slot& x : slots) ASSERT_TRUE(d.durable(&x));
+}
+
 // A domain that makes a whole group durable in one call (as a file's
 // fdatasync does) gets every range of a flush at once, sorted and disjoint.
 struct group_domain final : persist_domain {
