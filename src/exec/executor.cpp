@@ -150,9 +150,11 @@ void executor::run(const launch_config& cfg, detail::thread_loop_fn loop, void* 
   }
 
   L.agents = impl_->agents;
+  std::uint64_t durability_since = 0;  // tickets issued before this launch
   if (!is_deterministic(impl_->options.policy) && impl_->options.group_commit == 1) {
     if (!impl_->durability) impl_->durability = std::make_unique<detail::group_commit>();
     L.durability = impl_->durability.get();
+    durability_since = L.durability->issued();
   }
   // The parallel schedule's agents run on threads of their own while the
   // workers run; the deterministic one steps them in worker 0's rounds.
@@ -187,6 +189,8 @@ void executor::run(const launch_config& cfg, detail::thread_loop_fn loop, void* 
   // launch is flushed after it returns and its pools may close.
   if (L.durability) L.durability->drain();
   if (L.error) std::rethrow_exception(L.error);
+  // Lines threads left at their end had no waiter to see their flush fail.
+  if (L.durability) L.durability->rethrow_failure_after(durability_since);
   if (obs) obs->kernel_end(cfg.name);  // a failed launch is not reported as ended
 }
 

@@ -60,7 +60,9 @@ bool group_commit::gather_range(const persist_domain* d, const void* p, std::siz
 }
 
 void group_commit::hand_over(durability_batch& batch) {
-  if (batch.tickets.empty()) return;
+  // Runs with no ticket are lines threads left at their end: flushed all the
+  // same, nobody woken by them.
+  if (batch.runs.empty()) return;
   const std::uint64_t ticket = enqueue(batch.runs, batch.tickets.size());
   for (std::uint64_t* t : batch.tickets) *t = ticket;
   batch.runs.clear();
@@ -112,6 +114,18 @@ void group_commit::wait_past(std::uint64_t seen, std::chrono::microseconds timeo
   if (passed()) return;
   std::unique_lock lock(m_);
   done_cv_.wait_until(lock, deadline, passed);
+}
+
+std::uint64_t group_commit::issued() const {
+  std::lock_guard lock(m_);
+  return issued_;
+}
+
+void group_commit::rethrow_failure_after(std::uint64_t since) const {
+  if (!failed_.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(m_);
+  for (const failure& f : failures_)
+    if (f.to > since) std::rethrow_exception(f.error);
 }
 
 void group_commit::drain() const {

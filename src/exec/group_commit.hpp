@@ -91,6 +91,12 @@ class group_commit {
   // Returns once every ticket handed out so far has completed: a launch
   // ends with nothing pending, so no domain is flushed after it may close.
   void drain() const;
+  // Tickets handed out so far.
+  std::uint64_t issued() const;
+  // Throws the error of a failed flush that covered a ticket after `since`
+  // (a launch's lines that no thread waited for: those its threads left at
+  // their end), if any.
+  void rethrow_failure_after(std::uint64_t since) const;
 
   durability_stats stats() const;
 

@@ -240,6 +240,11 @@ void thread_ctx::persist_grouped() {
   b_->scheduler->wait_durable(*this, *b_->batch);
 }
 
+void thread_ctx::hand_over_at_end() {
+  detail::group_commit::gather(*pm_lines_, *b_->batch);  // no ticket: nobody waits for these lines
+  persist_own_lines();                                  // what the group left: domains that flush cheaply
+}
+
 // --- observed events ---
 
 void thread_ctx::observe_store(mem_space s, const void* p, std::size_t bytes, const source_loc& loc) {

@@ -217,13 +217,36 @@ struct store_only {
   }
 };
 
-TEST(GroupCommit, AThreadsEndIsADurabilityPointToo) {
+// The models need them durable only at the kernel's end, so the threads
+// hand them over and end without waiting (no wait counted), and the launch
+// returns after the flush.
+TEST(GroupCommit, StoresAThreadLeavesAtItsEndAreDurableWhenTheLaunchReturns) {
   std::vector<slot> slots(blocks * threads);
   slow_domain d;
   cpu::executor ex({.workers = 2});
   ex.launch({dim3(blocks), dim3(threads), 0, "store"}, store_only{&d}, slots.data());
   for (const slot& s : slots) ASSERT_TRUE(d.durable(&s));
-  EXPECT_EQ(ex.durability().waits, std::uint64_t(blocks) * threads);
+  const cpu::durability_stats s = ex.durability();
+  EXPECT_EQ(s.waits, 0u);
+  EXPECT_EQ(s.lines, std::uint64_t(blocks) * threads);
+  EXPECT_GE(s.flushes, 1u);
+}
+
+// Nobody waits for those lines, so their failed flush fails the launch itself.
+TEST(GroupCommit, AFailedFlushOfLinesLeftAtThreadsEndsFailsTheLaunch) {
+  std::vector<slot> slots(blocks * threads);
+  slow_domain d;
+  d.fail = true;
+  cpu::executor ex({.workers = 2});
+  try {
+    ex.launch({dim3(blocks), dim3(threads), 0, "store"}, store_only{&d}, slots.data());
+    ADD_FAILURE() << "the failed flush went unreported";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("the device is gone"), std::string::npos) << e.what();
+  }
+  d.fail = false;  // a later launch is not failed by the earlier flush
+  ex.launch({dim3(blocks), dim3(threads), 0, "store"}, store_only{&d}, slots.data());
+  for (const slot& s : slots) ASSERT_TRUE(d.durable(&s));
 }
 
 TEST(GroupCommit, OffOrDeterministicEveryThreadFlushesItself) {

@@ -88,20 +88,21 @@ void thread_loop(void* closure, block_state& block, fiber_record& fiber) {
   std::vector<pm_line> pm_lines;
   Ctx t(block, fiber, &pm_lines);
   try {
-    // A thread's unpersisted PM stores become durable when it ends, which
-    // is earlier than the kernel boundary the models require.
+    // A thread's unpersisted PM stores are made durable from its end on (by
+    // the thread itself, or handed to the group commit), and are durable
+    // when the launch returns: the kernel boundary the models require.
     if (t.seeded_order()) {
       while (t.claim())
         while (t.has_claimed()) {
           t.template start_next<true>(), run(t);
-          if (t.pm_dirty()) t.persist_pm_writes();
+          if (t.pm_dirty()) t.persist_pm_writes_at_end();
           if constexpr (!std::is_same_v<Ctx, unobserved_thread_ctx>) t.thread_ended();
         }
     } else {
       while (t.claim())
         while (t.has_claimed()) {
           t.template start_next<false>(), run(t);
-          if (t.pm_dirty()) t.persist_pm_writes();
+          if (t.pm_dirty()) t.persist_pm_writes_at_end();
           if constexpr (!std::is_same_v<Ctx, unobserved_thread_ctx>) t.thread_ended();
         }
     }

@@ -383,6 +383,14 @@ class thread_ctx {
     else persist_own_lines();
     pm_dirty_ = false;
   }
+  // At the thread's end: the models need its lines durable only by the
+  // kernel's end, so with group commit it hands them over and ends without
+  // waiting (the launch returns after every flush); else as persist_pm_writes.
+  void persist_pm_writes_at_end() {
+    if (b_->durability && !in_spin_) hand_over_at_end();
+    else persist_own_lines();
+    pm_dirty_ = false;
+  }
   // Flushes the recorded lines itself; a domain emulating a slow device may
   // hand its finishing time over, and the thread parks until then while the
   // worker runs others (device_wait.hpp).
@@ -395,6 +403,7 @@ class thread_ctx {
   // Group commit: hands the lines to the launch's flusher and parks until
   // they are durable; the worker runs other threads meanwhile.
   void persist_grouped();
+  void hand_over_at_end();
   void note_pm_lines(const persist_domain* d, const void* p, std::size_t bytes) {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     const auto first = a / persist_line_bytes, last = (a + bytes - 1) / persist_line_bytes;
