@@ -217,6 +217,8 @@ void thread_ctx::forget_pm_stores(const void* p, std::size_t bytes) {
 }
 
 void thread_ctx::persist_own_lines() {
+  // Group commit usually took every line: nothing to flush, no device to wait for.
+  if (pm_lines_->empty()) return;
   if (!parks_for_device()) return persist_lines(*pm_lines_);
   std::optional<std::chrono::steady_clock::time_point> ready;
   {
