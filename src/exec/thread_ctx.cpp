@@ -234,17 +234,13 @@ void thread_ctx::wait_device(std::chrono::steady_clock::time_point ready) {
   b_->scheduler->wait_device(*this, ready);
 }
 
-void thread_ctx::persist_grouped() {
+void thread_ctx::persist_grouped(bool wait) {
+  // Without a wait the lines get no ticket: nobody is woken by their flush.
   const bool took = detail::group_commit::gather(*pm_lines_, *b_->batch);
   persist_own_lines();  // what the group left: domains that flush cheaply
-  if (!took) return;
+  if (!took || !wait) return;
   prepare_to_wait();
   b_->scheduler->wait_durable(*this, *b_->batch);
-}
-
-void thread_ctx::hand_over_at_end() {
-  detail::group_commit::gather(*pm_lines_, *b_->batch);  // no ticket: nobody waits for these lines
-  persist_own_lines();                                  // what the group left: domains that flush cheaply
 }
 
 // --- observed events ---

@@ -95,14 +95,14 @@ void thread_loop(void* closure, block_state& block, fiber_record& fiber) {
       while (t.claim())
         while (t.has_claimed()) {
           t.template start_next<true>(), run(t);
-          if (t.pm_dirty()) t.persist_pm_writes_at_end();
+          if (t.pm_dirty()) t.persist_pm_writes(true);
           if constexpr (!std::is_same_v<Ctx, unobserved_thread_ctx>) t.thread_ended();
         }
     } else {
       while (t.claim())
         while (t.has_claimed()) {
           t.template start_next<false>(), run(t);
-          if (t.pm_dirty()) t.persist_pm_writes_at_end();
+          if (t.pm_dirty()) t.persist_pm_writes(true);
           if constexpr (!std::is_same_v<Ctx, unobserved_thread_ctx>) t.thread_ended();
         }
     }

@@ -378,16 +378,11 @@ class thread_ctx {
 
   friend class unobserved_thread_ctx;
 
-  void persist_pm_writes() {
-    if (b_->durability && !in_spin_) persist_grouped();
-    else persist_own_lines();
-    pm_dirty_ = false;
-  }
-  // At the thread's end: the models need its lines durable only by the
-  // kernel's end, so with group commit it hands them over and ends without
-  // waiting (the launch returns after every flush); else as persist_pm_writes.
-  void persist_pm_writes_at_end() {
-    if (b_->durability && !in_spin_) hand_over_at_end();
+  // `at_end`: the thread's end. The models need its lines durable only by
+  // the kernel's end, so with group commit it hands them over and does not
+  // wait (the launch returns after every flush).
+  void persist_pm_writes(bool at_end = false) {
+    if (b_->durability && !in_spin_) persist_grouped(!at_end);
     else persist_own_lines();
     pm_dirty_ = false;
   }
@@ -400,10 +395,9 @@ class thread_ctx {
   // would make its choices vary from run to run).
   bool parks_for_device() const { return !in_spin_ && !b_->deterministic; }
   void wait_device(std::chrono::steady_clock::time_point ready);
-  // Group commit: hands the lines to the launch's flusher and parks until
-  // they are durable; the worker runs other threads meanwhile.
-  void persist_grouped();
-  void hand_over_at_end();
+  // Group commit: hands the lines to the launch's flusher and, if `wait`,
+  // parks until they are durable; the worker runs other threads meanwhile.
+  void persist_grouped(bool wait);
   void note_pm_lines(const persist_domain* d, const void* p, std::size_t bytes) {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     const auto first = a / persist_line_bytes, last = (a + bytes - 1) / persist_line_bytes;
