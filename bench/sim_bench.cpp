@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
 #include <vector>
 
@@ -80,52 +81,73 @@ result summarize(std::string name, const std::vector<one_run>& runs, std::string
 
 }  // namespace
 
+const std::vector<std::string>& sim_bench_kernels() {
+  static const std::vector<std::string> names{"memory_bound", "memory_copy", "spin", "compute_bound"};
+  return names;
+}
+
 std::vector<result> run_sim_bench(const sim::sim_config& c, const sim_bench_options& o, bool progress) {
   if (o.repeat == 0 || o.warps == 0 || o.iterations == 0)
     throw config_error("gpmx sim --bench: --repeat, --bench-warps and --bench-iterations must be at least 1");
+  const auto& known = sim_bench_kernels();
+  for (const std::string& name : o.only)
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      throw config_error(fmt::format("gpmx sim --bench-only: no kernel '{}' (known: {})", name, fmt::join(known, ", ")));
+  const auto wanted = [&](const char* name) {
+    return o.only.empty() || std::find(o.only.begin(), o.only.end(), name) != o.only.end();
+  };
   const std::uint32_t block = 256;
   const std::uint64_t threads = (std::uint64_t(o.warps) * 32 + block - 1) / block * block;
   const launch_config cfg{dim3(std::uint32_t(threads / block)), dim3(block), 0, "bench"};
   std::vector<std::uint32_t> in(threads * o.iterations, 1), out(threads);
   std::vector<result> rows;
 
-  auto runs = run_warm(c, o.repeat, progress, "memory-bound", [&](cpu::executor& ex) {
-    ex.launch(cfg, stream_sum{}, global_span<const std::uint32_t>(in.data(), in.size()), o.iterations,
-              global_span<std::uint32_t>(out.data(), out.size()));
-    if (out[0] != o.iterations) throw std::logic_error("sim bench: the streaming kernel computed a wrong sum");
-  });
-  rows.push_back(summarize("memory_bound", runs,
-                           fmt::format("{} threads each load {} coalesced words that miss every cache",
-                                       threads, o.iterations)));
-  std::vector<std::uint32_t> copy(in.size());
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::uint32_t(i);
-  runs = run_warm(c, o.repeat, progress, "copy", [&](cpu::executor& ex) {
-    ex.launch(cfg, stream_copy{}, global_span<const std::uint32_t>(in.data(), in.size()), o.iterations,
-              global_span<std::uint32_t>(copy.data(), copy.size()));
-    if (copy != in) throw std::logic_error("sim bench: the copy kernel copied wrong words");
-  });
-  rows.push_back(summarize("memory_copy", runs,
-                           fmt::format("{} threads each copy {} words: a coalesced load, then a coalesced store",
-                                       threads, o.iterations)));
+  if (wanted("memory_bound")) {
+    const auto runs = run_warm(c, o.repeat, progress, "memory-bound", [&](cpu::executor& ex) {
+      ex.launch(cfg, stream_sum{}, global_span<const std::uint32_t>(in.data(), in.size()), o.iterations,
+                global_span<std::uint32_t>(out.data(), out.size()));
+      if (out[0] != o.iterations) throw std::logic_error("sim bench: the streaming kernel computed a wrong sum");
+    });
+    rows.push_back(summarize("memory_bound", runs,
+                             fmt::format("{} threads each load {} coalesced words that miss every cache",
+                                         threads, o.iterations)));
+  }
+  if (wanted("memory_copy")) {
+    std::vector<std::uint32_t> copy(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::uint32_t(i);
+    const auto runs = run_warm(c, o.repeat, progress, "copy", [&](cpu::executor& ex) {
+      ex.launch(cfg, stream_copy{}, global_span<const std::uint32_t>(in.data(), in.size()), o.iterations,
+                global_span<std::uint32_t>(copy.data(), copy.size()));
+      if (copy != in) throw std::logic_error("sim bench: the copy kernel copied wrong words");
+    });
+    rows.push_back(summarize("memory_copy", runs,
+                             fmt::format("{} threads each copy {} words: a coalesced load, then a coalesced store",
+                                         threads, o.iterations)));
+  }
   // Spins: the odd warp of each pair retries an atomic load while its
   // partner works (200 instructions a round), as persist acquires and
   // flags spin in the SBRP workloads (the scan's runs are mostly spin tries).
-  std::vector<std::uint32_t> flags((threads / 64 + 1) * 32);
-  runs = run_warm(c, o.repeat, progress, "spin", [&](cpu::executor& ex) {
-    std::fill(flags.begin(), flags.end(), 0u);
-    ex.launch(cfg, flag_pairs{}, flags.data(), o.iterations, 200u, global_span<std::uint32_t>(out.data(), out.size()));
-    for (const std::uint32_t v : out)
-      if (v != o.iterations) throw std::logic_error("sim bench: a spinning thread left before the last round");
-  });
-  rows.push_back(summarize("spin", runs,
-                           fmt::format("{} threads in warp pairs: one warp works 200 instructions and publishes a "
-                                       "flag, the other spins on it, {} rounds", threads, o.iterations)));
-  runs = run_warm(c, o.repeat, progress, "compute-bound", [&](cpu::executor& ex) {
-    ex.launch(cfg, compute_blocks{}, o.iterations, global_span<std::uint32_t>(out.data(), out.size()));
-  });
-  rows.push_back(summarize("compute_bound", runs,
-                           fmt::format("{} threads each declare {} blocks of 64 instructions", threads,
-                                       o.iterations)));
+  if (wanted("spin")) {
+    std::vector<std::uint32_t> flags((threads / 64 + 1) * 32);
+    const auto runs = run_warm(c, o.repeat, progress, "spin", [&](cpu::executor& ex) {
+      std::fill(flags.begin(), flags.end(), 0u);
+      ex.launch(cfg, flag_pairs{}, flags.data(), o.iterations, 200u,
+                global_span<std::uint32_t>(out.data(), out.size()));
+      for (const std::uint32_t v : out)
+        if (v != o.iterations) throw std::logic_error("sim bench: a spinning thread left before the last round");
+    });
+    rows.push_back(summarize("spin", runs,
+                             fmt::format("{} threads in warp pairs: one warp works 200 instructions and publishes a "
+                                         "flag, the other spins on it, {} rounds", threads, o.iterations)));
+  }
+  if (wanted("compute_bound")) {
+    const auto runs = run_warm(c, o.repeat, progress, "compute-bound", [&](cpu::executor& ex) {
+      ex.launch(cfg, compute_blocks{}, o.iterations, global_span<std::uint32_t>(out.data(), out.size()));
+    });
+    rows.push_back(summarize("compute_bound", runs,
+                             fmt::format("{} threads each declare {} blocks of 64 instructions", threads,
+                                         o.iterations)));
+  }
   return rows;
 }
 

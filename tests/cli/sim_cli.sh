@@ -118,5 +118,12 @@ expect 2 "$gpmx" sim no-such-workload
 has_err 'no-such-workload'
 expect 2 "$gpmx" sim
 expect 2 "$gpmx" sim --bench --bench-warps 0
+expect 2 "$gpmx" sim --bench --bench-only memory_fast
+has_err "no kernel 'memory_fast'"
+expect 0 "$gpmx" sim --bench --bench-only spin --bench-warps 64 --bench-iterations 4 --repeat 1
+has 'spin'
+if grep -q -e memory_bound -e compute_bound out.txt; then
+  echo "FAIL: --bench-only spin ran other kernels"; cat out.txt; failures=$((failures + 1))
+fi
 
 exit $((failures != 0))

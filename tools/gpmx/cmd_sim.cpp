@@ -221,6 +221,8 @@ void register_sim(CLI::App& app) {
   sub->add_option("--bench-warps", a->bench_opts.warps, "--bench: warps of each kernel")->capture_default_str();
   sub->add_option("--bench-iterations", a->bench_opts.iterations, "--bench: loads (or work blocks) per thread")
       ->capture_default_str();
+  sub->add_option("--bench-only", a->bench_opts.only,
+                  "--bench: run only this kernel (memory_bound, memory_copy, spin, compute_bound; repeatable)");
   sub->add_option("--repeat", a->bench_opts.repeat, "--bench: runs per kernel (median reported)")
       ->capture_default_str();
   register_sim_figure(*sub);
