@@ -195,8 +195,7 @@ void merge_stored_bytes(const line_run* runs, std::size_t n, std::size_t gap_byt
   std::uintptr_t begin = 0, end = 0, asked = 0;
   bool open = false;
   auto add = [&](std::uintptr_t b, std::uintptr_t e) {
-    if (open && b <= end + gap_bytes) {
-      // Sorted by line, so b lies before `begin` only inside begin's line.
+    if (open && b <= end + gap_bytes && e + gap_bytes >= begin) {
       begin = std::min(begin, b);
       end = std::max(end, e);
     } else {
@@ -243,24 +242,68 @@ void merge_runs_by_unit(const line_run* runs, std::size_t n, std::size_t unit_by
   }
 }
 
+namespace {
+
+struct domain_runs {
+  const persist_domain* domain;
+  std::size_t begin, end;  // in the grouped runs
+};
+
+// `runs` grouped by domain into `out`, each domain's in the order they came
+// (a counting sort over the few domains a flush touches: a comparison sort
+// of thousands of runs was a fifth of the flusher's time).
+void group_by_domain(const std::vector<line_run>& runs, std::vector<line_run>& out, std::vector<domain_runs>& groups) {
+  groups.clear();
+  std::size_t last = 0;
+  for (const line_run& r : runs) {
+    if (groups.empty() || groups[last].domain != r.domain) {
+      last = 0;
+      while (last < groups.size() && groups[last].domain != r.domain) ++last;
+      if (last == groups.size()) groups.push_back({r.domain, 0, 0});
+    }
+    ++groups[last].end;  // a count for now
+  }
+  std::size_t at = 0;
+  for (domain_runs& g : groups) {
+    g.begin = at;
+    at += g.end;
+    g.end = g.begin;  // the next free place while scattering
+  }
+  out.resize(runs.size());
+  last = 0;
+  for (const line_run& r : runs) {
+    if (groups[last].domain != r.domain) {
+      last = 0;
+      while (groups[last].domain != r.domain) ++last;
+    }
+    out[groups[last].end++] = r;
+  }
+}
+
+}  // namespace
+
 std::uint64_t group_commit::flush(std::vector<line_run>& runs) {
-  std::sort(runs.begin(), runs.end(), [](const line_run& a, const line_run& b) {
-    return a.domain != b.domain ? std::less<>()(a.domain, b.domain) : a.first < b.first;
-  });
+  thread_local std::vector<line_run> grouped;
+  thread_local std::vector<domain_runs> groups;
   thread_local std::vector<persist_domain::merged_range> ranges;
+  group_by_domain(runs, grouped, groups);
   std::uint64_t calls = 0;
-  std::size_t i = 0;
-  while (i < runs.size()) {
-    // Every range of one domain goes to it at once (persist_group): the
-    // bytes stored for a journal, else whole lines merged where their flush
-    // units touch (msync: pages).
-    const persist_domain* d = runs[i].domain;
-    std::size_t j = i;
-    while (j < runs.size() && runs[j].domain == d) ++j;
-    if (d->persists_stored_bytes()) merge_stored_bytes(runs.data() + i, j - i, stored_gap_bytes, ranges);
-    else merge_runs_by_unit(runs.data() + i, j - i, d->flush_unit_bytes(), ranges);
+  for (const domain_runs& g : groups) {
+    // Every range of one domain goes to it at once (persist_group).
+    line_run* const first = grouped.data() + g.begin;
+    const std::size_t n = g.end - g.begin;
+    const persist_domain* d = g.domain;
+    if (d->persists_stored_bytes()) {
+      // A journal copies the bytes stored, in any order: a thread's runs
+      // come together, and sorting every thread's runs by line merged only a
+      // fifth of them (and made larger records, by the gaps it joined).
+      merge_stored_bytes(first, n, stored_gap_bytes, ranges);
+    } else {
+      // Whole lines merged where their flush units touch (msync: pages).
+      std::sort(first, first + n, [](const line_run& a, const line_run& b) { return a.first < b.first; });
+      merge_runs_by_unit(first, n, d->flush_unit_bytes(), ranges);
+    }
     calls += d->persist_group(ranges.data(), ranges.size());
-    i = j;
   }
   return calls;
 }

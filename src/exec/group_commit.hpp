@@ -40,9 +40,12 @@ struct line_run {
 };
 
 // For a domain that persists stored bytes (persists_stored_bytes): the
-// bytes of `runs` (sorted by first line) as ranges, joining two where the
-// gap between them is at most `gap_bytes` (a journal pays a 16-byte range
-// entry for a range and one byte per byte of a gap). Replaces `out`.
+// bytes of `runs`, in any order (as threads handed them over), as ranges:
+// a stretch of stored bytes joins the range before it where the two
+// overlap or lie at most `gap_bytes` apart, on either side (a journal pays
+// a 16-byte range entry for a range and one byte per byte of a gap), else
+// starts a range. Ranges may overlap (a journal replays them in order, and
+// copies each one's bytes after the one before it). Replaces `out`.
 void merge_stored_bytes(const line_run* runs, std::size_t n, std::size_t gap_bytes,
                         std::vector<persist_domain::merged_range>& out);
 // For any other domain: whole lines of `runs` (sorted by first line), runs
@@ -108,8 +111,10 @@ class group_commit {
   // Takes runs under a new ticket; `waits`: threads that wait on it.
   std::uint64_t enqueue(const std::vector<line_run>& runs, std::uint64_t waits);
   void flusher_loop();
-  // Makes every run durable: sorted, merged where their flush units touch, one
-  // persist_range per merged range. Returns the number of calls made.
+  // Makes every run durable: grouped by domain; a journal's stored bytes in
+  // the order they came, another domain's lines sorted and merged where
+  // their flush units touch; one persist_group per domain. Returns the
+  // number of calls made.
   static std::uint64_t flush(std::vector<line_run>& runs);
 
   mutable std::mutex m_;

@@ -73,6 +73,27 @@ TEST(StoredBytes, MergedRangesHoldTheStoredBytesAndJoinOnlySmallGaps) {
   EXPECT_EQ(spans_of(out), (std::vector<span>{{64, 8, 8}, {6408, 8, 8}}));
 }
 
+TEST(StoredBytes, RunsInHandOverOrderJoinOnlyWhereTheyTouch) {
+  // A flush takes runs in the order threads handed them over, unsorted.
+  ranges out;
+  // A later line first, then an earlier one far away: a range each, in that
+  // order, not one range over everything between them.
+  std::vector<line_run> runs = {{nullptr, 100, 100, 0xffull}, {nullptr, 1, 1, 0xffull}};
+  merge_stored_bytes(runs.data(), runs.size(), 16, out);
+  EXPECT_EQ(spans_of(out), (std::vector<span>{{6400, 8, 8}, {64, 8, 8}}));
+  // Word 2 of a line, then word 0: an 8-byte gap before the open range is
+  // joined as one after it would be.
+  runs = {{nullptr, 10, 10, 0xffull << 16}, {nullptr, 10, 10, 0xffull}};
+  merge_stored_bytes(runs.data(), runs.size(), 16, out);
+  EXPECT_EQ(spans_of(out), (std::vector<span>{{640, 24, 16}}));
+  // Two threads' runs interleaved over two lines: a stretch joins only the
+  // range open when it comes, so word 1 of line 10, coming after a word of
+  // line 11 (104 bytes away), starts a range of its own.
+  runs = {{nullptr, 10, 10, 0xffull}, {nullptr, 11, 11, 0xffull << 56}, {nullptr, 10, 10, 0xffull << 8}};
+  merge_stored_bytes(runs.data(), runs.size(), 16, out);
+  EXPECT_EQ(spans_of(out), (std::vector<span>{{640, 8, 8}, {760, 8, 8}, {648, 8, 8}}));
+}
+
 // A domain that persists stored bytes and shares flushes (a journal): it
 // records the bytes each flush was given.
 struct byte_domain final : persist_domain {
