@@ -22,9 +22,13 @@ namespace {
 
 using apps::gpkvs::kv_pair;
 
-std::vector<std::vector<kv_pair>> make_batches(const kvs_compare_options& o) {
-  std::vector<std::vector<kv_pair>> out;
-  for (std::uint32_t b = 0; b < o.batches; ++b) out.push_back(apps::gpkvs::make_batch(1, b, o.batch, o.sets));
+using batch_list = std::vector<std::vector<kv_pair>>;
+
+// The timed batches (seed 1) and the warm-up ones (seed 2: the timed
+// batches are the same with and without a warm-up).
+batch_list make_batches(const kvs_compare_options& o, std::uint64_t seed, std::uint32_t count) {
+  batch_list out;
+  for (std::uint32_t b = 0; b < count; ++b) out.push_back(apps::gpkvs::make_batch(seed, b, o.batch, o.sets));
   return out;
 }
 
@@ -74,10 +78,11 @@ struct flush_sharing {
 };
 
 double time_gpkvs(const kvs_compare_options& o, cpu::executor& ex, const std::filesystem::path& dir,
-                  const std::vector<std::vector<kv_pair>>& batches, pm::ordering order, flush_sharing& sharing,
+                  const batch_list& warmup, const batch_list& batches, pm::ordering order, flush_sharing& sharing,
                   device_bytes& written) {
   std::filesystem::remove_all(dir);
   auto kvs = apps::gpkvs::store::create(dir, {o.sets, o.batch}, o.mode);
+  for (const auto& b : warmup) kvs.set_batch(ex, b, order);
   const cpu::durability_stats before = ex.durability();
   const std::uint64_t journaled = kvs.journal_bytes();
   const double s = seconds_of([&] {
@@ -107,7 +112,15 @@ void check(const rocksdb::Status& s, const char* what) {
   if (!s.ok()) throw std::runtime_error(fmt::format("RocksDB {}: {}", what, s.ToString()));
 }
 
-double time_rocksdb(const std::filesystem::path& dir, const std::vector<std::vector<kv_pair>>& batches,
+void write_batch(rocksdb::DB& db, const std::vector<kv_pair>& b) {
+  rocksdb::WriteOptions wo;
+  wo.sync = true;  // the write-ahead log is synced once per batch
+  rocksdb::WriteBatch wb;
+  for (const kv_pair& p : b) check(wb.Put(key_bytes(p.key), key_bytes(p.value)), "put");
+  check(db.Write(wo, &wb), "write");
+}
+
+double time_rocksdb(const std::filesystem::path& dir, const batch_list& warmup, const batch_list& batches,
                     device_bytes& written) {
   std::filesystem::remove_all(dir);
   rocksdb::Options options;
@@ -115,14 +128,9 @@ double time_rocksdb(const std::filesystem::path& dir, const std::vector<std::vec
   rocksdb::DB* raw = nullptr;
   check(rocksdb::DB::Open(options, dir.string(), &raw), "open");
   std::unique_ptr<rocksdb::DB> db(raw);
-  rocksdb::WriteOptions wo;
-  wo.sync = true;  // the write-ahead log is synced once per batch
+  for (const auto& b : warmup) write_batch(*db, b);
   const double s = seconds_of([&] {
-    for (const auto& b : batches) {
-      rocksdb::WriteBatch wb;
-      for (const kv_pair& p : b) check(wb.Put(key_bytes(p.key), key_bytes(p.value)), "put");
-      check(db->Write(wo, &wb), "write");
-    }
+    for (const auto& b : batches) write_batch(*db, b);
   }, &written);
   for (const kv_pair& p : batches.back()) {
     std::string v;
@@ -153,7 +161,7 @@ std::vector<result> run_kvs_vs_rocksdb(const kvs_compare_options& o) {
     throw std::invalid_argument(fmt::format("kvs comparison: sets={} batch={} batches={}: all positive, batch <= sets",
                                             o.sets, o.batch, o.batches));
   const scratch_dir d(o.dir, "kvs-compare");
-  const auto batches = make_batches(o);
+  const auto batches = make_batches(o, 1, o.batches), warmup = make_batches(o, 2, o.warmup);
   const double ops = double(o.batch) * o.batches;
   cpu::executor ex({.workers = o.workers});
   std::vector<double> epoch_ns, sbrp_ns, rocks_ns;
@@ -162,12 +170,14 @@ std::vector<result> run_kvs_vs_rocksdb(const kvs_compare_options& o) {
   for (unsigned i = 0; i < o.repeat; ++i) {  // interleaved, so drift hits all three alike
     if (o.progress) o.progress(fmt::format("kvs comparison: run {} of {}", i + 1, o.repeat));
     epoch_ns.push_back(
-        1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", batches, pm::ordering::epoch, epoch_sharing, epoch_written));
+        1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", warmup, batches, pm::ordering::epoch, epoch_sharing, epoch_written));
     sbrp_ns.push_back(
-        1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", batches, pm::ordering::sbrp, sbrp_sharing, sbrp_written));
-    rocks_ns.push_back(1e9 * time_rocksdb(d.path() / "rocksdb", batches, rocks_written));
+        1e9 * time_gpkvs(o, ex, d.path() / "gpkvs", warmup, batches, pm::ordering::sbrp, sbrp_sharing, sbrp_written));
+    rocks_ns.push_back(1e9 * time_rocksdb(d.path() / "rocksdb", warmup, batches, rocks_written));
   }
-  const std::string shape = fmt::format("{} batches of {} SETs, {} sets of 8 ways", o.batches, o.batch, o.sets);
+  const std::string shape =
+      fmt::format("{} batches of {} SETs, {} sets of 8 ways{}", o.batches, o.batch, o.sets,
+                  o.warmup ? fmt::format(", timed after {} untimed batch(es) on each new store", o.warmup) : "");
   std::vector<result> rows;
   result rocks = make_result("rocksdb_sets", rocks_ns, "RocksDB, one WriteBatch per batch, WAL synced: " + shape);
   rocks.metrics["operations_per_second"] = ops / (rocks.median_ns / 1e9);

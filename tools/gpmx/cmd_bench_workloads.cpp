@@ -68,6 +68,10 @@ void register_kvs(CLI::App& bench) {
   sub->add_option("--sets", a->o.sets, "gpKVS sets (8 ways each)")->capture_default_str();
   sub->add_option("--batch", a->o.batch, "SETs per batch")->capture_default_str();
   sub->add_option("--batches", a->o.batches, "batches per run")->capture_default_str();
+  sub->add_option("--warmup", a->o.warmup,
+                  "untimed batches each new store takes before the timed ones (a fresh store's first batch maps "
+                  "its files' pages)")
+      ->capture_default_str();
   sub->add_option("--repeat", a->o.repeat, "runs of each store (median reported)")->capture_default_str();
   sub->add_option("--dir", a->dir, "directory for both stores (default: the temporary directory)");
   sub->add_option("--durability", a->durability, durability_help)->capture_default_str();
