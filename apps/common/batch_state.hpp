@@ -40,15 +40,6 @@ class batch_state {
     r_.persist(offset_, 8);
     crash_trigger::point();
   }
-  // After `applied` and the log's clear: the word becomes `committed` / idle
-  // without a persist of its own. Losing it in a crash leaves `applied` over
-  // a cleared log, which recovery finishes exactly so (clear again, then
-  // idle); the next batch's `in_flight` overwrites the word and persists it.
-  // On a disk each persist is a device flush, a tenth of a batch's.
-  void set_idle_after_applied(std::uint64_t committed) {
-    *ptr() = committed * 4 + std::uint64_t(batch_phase::idle);
-    crash_trigger::point();
-  }
 
  private:
   std::uint64_t word() const { return *ptr(); }

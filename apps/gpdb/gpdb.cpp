@@ -144,7 +144,7 @@ void table_store::run_batch(const launch_target& ex, const batch_ops& ops, pm::o
   state_.set(committed, batch_phase::applied);      // every row durable: keep the batch
   log_->clear();
   crash_trigger::point();
-  state_.set_idle_after_applied(committed + 1);  // durable with the next batch's begin, or finished by recovery
+  state_.set(committed + 1, batch_phase::idle);
 }
 
 bool table_store::recover(const launch_target& ex) {

@@ -96,7 +96,7 @@ void store::set_batch(const launch_target& ex, std::span<const kv_pair> batch, p
   state_.set(committed, batch_phase::applied);  // the pairs are durable: keep the batch
   log_->clear();
   crash_trigger::point();
-  state_.set_idle_after_applied(committed + 1);  // durable with the next batch's begin, or finished by recovery
+  state_.set(committed + 1, batch_phase::idle);
 }
 
 std::vector<std::uint64_t> store::get_batch(const launch_target& ex, std::span<const std::uint64_t> keys) {

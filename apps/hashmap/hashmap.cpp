@@ -130,7 +130,7 @@ void store::insert_batch(const launch_target& ex, std::span<const entry> batch, 
   state_.set(committed, batch_phase::applied);  // every slot durable: keep the batch
   log_->clear();
   crash_trigger::point();
-  state_.set_idle_after_applied(committed + 1);  // durable with the next batch's begin, or finished by recovery
+  state_.set(committed + 1, batch_phase::idle);
 }
 
 void store::undo_round(const launch_target& ex, std::uint64_t r) {
