@@ -26,7 +26,7 @@ group_commit::~group_commit() {
   if (flusher_.joinable()) flusher_.join();
 }
 
-bool group_commit::gather(std::vector<pm_line>& lines, durability_batch& batch) {
+bool group_commit::gather(pm_line_list& lines, durability_batch& batch) {
   // Keep the lines of domains that flush cheaply for the caller; turn the
   // others into runs of adjacent lines (a thread records in store order,
   // so most of its lines already come in runs).

@@ -74,7 +74,7 @@ class group_commit {
   // whether it took any. The caller then waits on the batch
   // (block_scheduler::wait_durable), whose ticket reads ticket_pending
   // until hand_over.
-  static bool gather(std::vector<pm_line>& lines, durability_batch& batch);
+  static bool gather(pm_line_list& lines, durability_batch& batch);
   // The same for [p, p + bytes) of domain d (a range persist).
   static bool gather_range(const persist_domain* d, const void* p, std::size_t bytes, durability_batch& batch);
   static constexpr std::uint64_t ticket_pending = ~std::uint64_t(0);

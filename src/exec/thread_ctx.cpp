@@ -212,7 +212,9 @@ void thread_ctx::forget_pm_stores(const void* p, std::size_t bytes) {
   if (bytes == 0 || pm_lines_->empty()) return;
   const auto first = reinterpret_cast<std::uintptr_t>(p) / persist_line_bytes;
   const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes - 1) / persist_line_bytes;
-  std::erase_if(*pm_lines_, [&](const pm_line& l) { return l.line >= first && l.line <= last; });
+  pm_lines_->erase(std::remove_if(pm_lines_->begin(), pm_lines_->end(),
+                                  [&](const pm_line& l) { return l.line >= first && l.line <= last; }),
+                   pm_lines_->end());
   pm_dirty_ = !pm_lines_->empty();
 }
 
@@ -263,7 +265,7 @@ void thread_ctx::observe_ordering(ordering_op op, const source_loc& loc) {
   obs_->ordering(coords(), op, loc);
 }
 
-void persist_lines(std::vector<pm_line>& lines) {
+void persist_lines(pm_line_list& lines) {
   if (lines.empty()) return;
   // Sort by domain and line; hand each domain its distinct lines at once.
   // A thread records in store order, so the lines often come sorted, and a

@@ -3,6 +3,7 @@
 // ranges durable (a PM pool implements it). PM views record each store a
 // thread makes against its domain; persistency operations flush what the
 // thread recorded. The executor knows nothing else about PM.
+#include <boost/container/small_vector.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -110,6 +111,12 @@ struct pm_line {
   bool operator==(const pm_line&) const = default;
 };
 static_assert(persist_line_bytes == 64, "pm_line::stored has a bit per byte of a line");
+// A thread's lines not yet persisted. Most threads hold a few between two
+// persists (a gpKVS SET: eight), so they stay inline in the carrier's frame:
+// no heap allocation each time a carrier enters a launch, and at a
+// durability point they lie beside the stack the thread resumes on
+// (docs/benchmarks.md, "Line records kept inline").
+using pm_line_list = boost::container::small_vector<pm_line, 8>;
 
 // The bytes of line `line` that a store of `bytes` bytes at address `a`
 // covers, as pm_line::stored marks them.

@@ -85,7 +85,7 @@ void thread_loop(void* closure, block_state& block, fiber_record& fiber) {
   // A private copy of the kernel and its arguments: being local, they stay
   // in registers instead of being reloaded after every store the kernel makes.
   Closure run = *static_cast<const Closure*>(closure);
-  std::vector<pm_line> pm_lines;
+  pm_line_list pm_lines;
   Ctx t(block, fiber, &pm_lines);
   try {
     // A thread's unpersisted PM stores are made durable from its end on (by

@@ -49,14 +49,14 @@ inline constexpr bool warp_value_ok =
 }  // namespace detail
 
 // Flushes every recorded line, grouped by domain and coalesced; clears them.
-void persist_lines(std::vector<pm_line>& lines);
+void persist_lines(pm_line_list& lines);
 
 class thread_ctx {
  public:
   // pm_lines: where the thread's unpersisted PM stores are recorded; owned
   // by the thread loop, outside the context, so that flushing them never
   // takes the context's address (which would cost the fast path registers).
-  thread_ctx(detail::block_state& b, detail::fiber_record& f, std::vector<pm_line>* pm_lines)
+  thread_ctx(detail::block_state& b, detail::fiber_record& f, pm_line_list* pm_lines)
       : b_(&b),
         fiber_(&f),
         order_(b.start_order),
@@ -319,7 +319,7 @@ class thread_ctx {
     if (observed_ & space_bit(s)) observe_load(s, p, bytes, loc);
   }
   // The lines recorded and not yet persisted (for tests and tools).
-  const std::vector<pm_line>& pending_pm_lines() const { return *pm_lines_; }
+  const pm_line_list& pending_pm_lines() const { return *pm_lines_; }
   // GPM's persist barrier: this thread's earlier PM stores are durable on return.
   void gpm_persist(source_loc loc = source_loc::current()) {
     if (obs_) observe_ordering(ordering_op::gpm_persist, loc);
@@ -585,7 +585,7 @@ class thread_ctx {
   std::uint64_t block_base_;
   bool one_d_;
   bool in_spin_ = false;
-  std::vector<pm_line>* pm_lines_;  // stored, not yet persisted
+  pm_line_list* pm_lines_;  // stored, not yet persisted
   observer* obs_;                   // null unless the launch is observed
   std::uint8_t observed_;           // space_bit of each space obs_ wants
   bool pm_dirty_ = false;
