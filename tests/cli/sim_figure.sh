@@ -57,6 +57,25 @@ for s in f["series"]:
         if b["gpmx"] is not None:
             assert math.isclose(b["gpmx"], b["subject_recovery_ps"] / b["baseline_recovery_ps"]), b
 PY
+# BaM's Figure 8: the graph methods through the timed device model; each
+# bar the ratio of two methods' kernel times, every run verified.
+expect 0 "$gpmx" sim figure bam-8 --small --jobs 2 --out figs --quiet
+has 'coalescing + reuse over naive'
+has '(11.90)'
+python3 - <<'PY' || { echo "FAIL: figure bam-8's JSON does not add up"; failures=$((failures + 1)); }
+import json, math
+f = json.load(open("figs/figure-bam-8/figure-bam-8.json"))
+assert f["workloads"] == ["bam-bfs", "bam-cc"] and len(f["series"]) == 3, f.keys()
+assert len(f["runs"]) == 8 and all(r["verified"] for r in f["runs"]), f["runs"]
+for s in f["series"]:
+    for b in s["bars"]:
+        assert b["gpmx"] is not None and math.isclose(b["gpmx"], b["baseline_kernel_ps"] / b["subject_kernel_ps"]), b
+PY
+expect 0 "$gpmx" sim figure bam-8-large --small --jobs 2 --out figs --json --quiet
+python3 -c 'import json; f = json.load(open("out.txt")); assert [s["name"] for s in f["series"]] == ["coalescing over naive", "coalescing + reuse over naive"] and all(r["verified"] for r in f["runs"]), f' \
+  || { echo "FAIL: figure bam-8-large"; failures=$((failures + 1)); }
+expect 2 "$gpmx" sim figure bam-8 --small --artifact-baseline
+grep -q "has none" err.txt || { echo "FAIL: --artifact-baseline on bam-8 was not refused by name"; cat err.txt; failures=$((failures + 1)); }
 expect 2 "$gpmx" sim figure 6 --small --set persist.nonsense=1
 grep -q "persist.nonsense" err.txt || { echo "FAIL: the error does not name the key"; cat err.txt; failures=$((failures + 1)); }
 expect 2 "$gpmx" sim figure 42

@@ -182,6 +182,10 @@ bool run_on_ranks(scale::rank_transport& ranks, std::vector<child_run>& runs, co
 
 void do_figure(const figure_args& a) {
   const figure_def& fig = figures::find(a.id);
+  if (a.artifact_baseline && !fig.epoch_bars)
+    throw sim::config_error(fmt::format("gpmx sim figure {}: --artifact-baseline changes SBRP's epoch and GPM bars, "
+                                        "and this figure has none",
+                                        fig.id));
   {  // a bad --set fails here, not in every child
     sim::sim_config check;
     for (const std::string& kv : a.sets) sim::apply_setting(check, kv);
@@ -216,7 +220,7 @@ void do_figure(const figure_args& a) {
     r.args.insert(r.args.end(), c.args.begin(), c.args.end());
     for (const std::string& s : a.sets) r.args.insert(r.args.end(), {"--set", s});
     if (!a.small)
-      for (const std::string& p : figures::workload_params(w)) r.args.insert(r.args.end(), {"-p", p});
+      for (const std::string& p : figures::figure_params(fig, w)) r.args.insert(r.args.end(), {"-p", p});
     r.log = work / "runs" / fmt::format("{:03}.log", i);
     runs.push_back(std::move(r));
     return i;
@@ -348,8 +352,9 @@ void do_figure(const figure_args& a) {
 
 void register_sim_figure(CLI::App& sim) {
   auto a = std::make_shared<figure_args>();
-  auto* sub = sim.add_subcommand("figure", "Reproduce one of SBRP's figures (6, 6-near, 7, 8, 9, 10a, 10b, 10c) or "
-                                           "gpmx's additions (policies, pcie) in the timed mode");
+  auto* sub = sim.add_subcommand("figure", "Reproduce one of SBRP's figures (6, 6-near, 7, 8, 9, 10a, 10b, 10c, 11), "
+                                           "BaM's Figure 8 (bam-8, bam-8-large) or gpmx's additions (policies, pcie) in the timed "
+                                           "mode");
   sub->add_option("figure", a->id, "figure id")->required();
   sub->add_option("--jobs", a->jobs, "simulations run at once (default: every core)");
   sub->add_option("--out", a->out, "directory for the figure's JSON, CSV, PNG and run reports")->capture_default_str();

@@ -1,5 +1,5 @@
 #pragma once
-// SBRP's evaluation (sections 7.2-7.3, Figures 6-11) as `gpmx sim` runs:
+// SBRP's evaluation (sections 7.2-7.3, Figures 6-11), and BaM's Figure 8, as `gpmx sim` runs:
 // which configurations each figure compares, on which workloads and sizes,
 // how a bar is computed from the runs, and the paper's numbers where its
 // text gives them (docs/reproduction.md).
@@ -42,6 +42,10 @@ struct figure_def {
   // its text states one.
   std::map<std::pair<std::string, std::string>, double> paper;
   std::string paper_says;  // what the paper reports in words
+  bool epoch_bars = true;  // it has SBRP's epoch or GPM bars (what --artifact-baseline changes)
+  // Sizes of this figure's own (-p NAME=VALUE by workload), where they are
+  // not workload_params(workload).
+  std::map<std::string, std::vector<std::string>> sizes = {};
 };
 
 // Every figure gpmx reproduces, in order; find() throws config_error
@@ -51,5 +55,7 @@ const figure_def& find(const std::string& id);
 
 // The sizes each workload runs at in the figures (-p NAME=VALUE).
 std::vector<std::string> workload_params(const std::string& workload);
+// The sizes workload w runs at in figure f: f's own, else workload_params(w).
+std::vector<std::string> figure_params(const figure_def& f, const std::string& w);
 
 }  // namespace gpmx::cli::figures
