@@ -67,6 +67,7 @@ import json, math
 f = json.load(open("figs/figure-bam-8/figure-bam-8.json"))
 assert f["workloads"] == ["bam-bfs", "bam-cc"] and len(f["series"]) == 3, f.keys()
 assert len(f["runs"]) == 8 and all(r["verified"] for r in f["runs"]), f["runs"]
+assert f["params"] == {"bam-bfs": [], "bam-cc": []}, f["params"]  # --small: the test sizes
 for s in f["series"]:
     for b in s["bars"]:
         assert b["gpmx"] is not None and math.isclose(b["gpmx"], b["baseline_kernel_ps"] / b["subject_kernel_ps"]), b

@@ -265,6 +265,11 @@ void do_figure(const figure_args& a) {
   j["sets"] = a.sets;
   j["artifact_baseline"] = a.artifact_baseline;
   j["sizes"] = a.small ? "the workloads' test sizes (--small)" : "the figure sizes (docs/reproduction.md)";
+  // The parameters each workload ran with, so a figure's JSON says its sizes.
+  nlohmann::json params = nlohmann::json::object();
+  for (const std::string& w : fig.workloads)
+    params[w] = a.small ? std::vector<std::string>{} : figures::figure_params(fig, w);
+  j["params"] = params;
   nlohmann::json series = nlohmann::json::array();
   std::string csv = "figure,series,workload,gpmx,paper\n";
   std::vector<std::vector<double>> values(fig.series.size());
