@@ -182,7 +182,7 @@ bool run_on_ranks(scale::rank_transport& ranks, std::vector<child_run>& runs, co
 
 void do_figure(const figure_args& a) {
   const figure_def& fig = figures::find(a.id);
-  if (a.artifact_baseline && !fig.epoch_bars)
+  if (a.artifact_baseline && !figures::has_epoch_runs(fig))
     throw sim::config_error(fmt::format("gpmx sim figure {}: --artifact-baseline changes SBRP's epoch and GPM bars, "
                                         "and this figure has none",
                                         fig.id));
@@ -214,8 +214,9 @@ void do_figure(const figure_args& a) {
     const std::size_t i = runs.size();
     index.emplace(k, i);
     child_run r;
-    r.args = {"sim", w, "--style", c.style, "--json", "--quiet", "--out",
-              (work / "runs" / fmt::format("{:03}.json", i)).string(), "--data", (data / fmt::format("{:03}", i)).string()};
+    r.args = {"sim", w, "--json", "--quiet", "--out", (work / "runs" / fmt::format("{:03}.json", i)).string(),
+              "--data", (data / fmt::format("{:03}", i)).string()};
+    if (!c.style.empty()) r.args.insert(r.args.end(), {"--style", c.style});
     for (const std::string& s : c.sets) r.args.insert(r.args.end(), {"--set", s});
     r.args.insert(r.args.end(), c.args.begin(), c.args.end());
     for (const std::string& s : a.sets) r.args.insert(r.args.end(), {"--set", s});
@@ -358,8 +359,8 @@ void do_figure(const figure_args& a) {
 void register_sim_figure(CLI::App& sim) {
   auto a = std::make_shared<figure_args>();
   auto* sub = sim.add_subcommand("figure", "Reproduce one of SBRP's figures (6, 6-near, 7, 8, 9, 10a, 10b, 10c, 11), "
-                                           "BaM's Figure 8 (bam-8, bam-8-large) or gpmx's additions (policies, pcie) in the timed "
-                                           "mode");
+                                           "BaM's Figure 8 (bam-8, bam-8-large) or gpmx's additions (policies, "
+                                           "pcie) in the timed mode");
   sub->add_option("figure", a->id, "figure id")->required();
   sub->add_option("--jobs", a->jobs, "simulations run at once (default: every core)");
   sub->add_option("--out", a->out, "directory for the figure's JSON, CSV, PNG and run reports")->capture_default_str();

@@ -13,7 +13,7 @@ namespace gpmx::cli::figures {
 
 // One way to run a workload: its ordering style and configuration changes.
 struct config {
-  std::string style;              // epoch or sbrp
+  std::string style;              // epoch or sbrp; empty: the workload has no persistency style (gpmx sim's default)
   std::vector<std::string> sets;  // --set KEY=VALUE
   std::vector<std::string> args = {};  // more of gpmx sim's options (Figure 11: the crash and the recovery)
 };
@@ -42,7 +42,6 @@ struct figure_def {
   // its text states one.
   std::map<std::pair<std::string, std::string>, double> paper;
   std::string paper_says;  // what the paper reports in words
-  bool epoch_bars = true;  // it has SBRP's epoch or GPM bars (what --artifact-baseline changes)
   // Sizes of this figure's own (-p NAME=VALUE by workload), where they are
   // not workload_params(workload).
   std::map<std::string, std::vector<std::string>> sizes = {};
@@ -55,6 +54,9 @@ const figure_def& find(const std::string& id);
 
 // The sizes each workload runs at in the figures (-p NAME=VALUE).
 std::vector<std::string> workload_params(const std::string& workload);
+// Whether f runs anything in the epoch style: SBRP's epoch or GPM bars, the
+// runs --artifact-baseline changes.
+bool has_epoch_runs(const figure_def& f);
 // The sizes workload w runs at in figure f: f's own, else workload_params(w).
 std::vector<std::string> figure_params(const figure_def& f, const std::string& w);
 
