@@ -28,15 +28,15 @@ std::string tx_bandwidth_label(std::uint64_t mbps) {
 namespace {
 
 // One run on the cpu executor, or with its kernels on o.gpu: NVRAM bytes
-// are the throttle's charge on the cpu, the kernels' PM stores on the GPU.
+// are the throttle's charge, or on a GPU without one the kernels' PM stores.
 tx_run on_cpu_or_gpu(const tx_bench_options& o, apps::workload& w, const std::filesystem::path& dir,
                      const apps::params& p) {
   cpu::executor ex({.workers = o.workers});
   const std::uint64_t stored_before = o.gpu ? gpu_session::kernel_pm_store_bytes() : 0;
   tx_run r{w.run({launch_target(ex, o.gpu), dir, pm::durability::none}, p, apps::style::epoch)};
   r.ns = r.report.seconds * 1e9;
-  r.nvram_bytes = o.gpu ? double(gpu_session::kernel_pm_store_bytes() - stored_before)
-                        : tx_figure(r.report, "nvram_bytes_charged");
+  r.nvram_bytes = o.gpu && p.at("nvram_mbps") == 0 ? double(gpu_session::kernel_pm_store_bytes() - stored_before)
+                                                  : tx_figure(r.report, "nvram_bytes_charged");
   if (w.name() == "tx-bvh") {
     r.construction_s = tx_figure(r.report, "construction_seconds");
     r.reduction_s = tx_figure(r.report, "reduction_seconds");

@@ -29,10 +29,6 @@ stm::seeded_faults faults_of(const env& e) {
 
 opened_heap make_heap(const env& e, const workload& w, const params& p, std::uint32_t words, std::uint32_t max_writes) {
   const tx_shape s = tx_shape_of(w.name(), p);
-  if (e.ex.on_gpu() && s.nvram_mbps != 0)
-    throw config_error(fmt::format("{}: nvram_mbps={} throttles the host's persists; on the GPU the kernels' "
-                                   "stores cross PCIe to the pool at the link's own speed (use nvram_mbps=0)",
-                                   w.name(), s.nvram_mbps));
   if (s.nvram_mbps != 0 && e.ex.cpu().options().policy == cpu::schedule::timed)
     throw config_error(fmt::format("{}: nvram_mbps={} throttles in wall-clock time; in the timed mode the NVM "
                                    "model sets the bandwidth (--set nvm.write_gbs=G)",
@@ -50,14 +46,16 @@ opened_heap make_heap(const env& e, const workload& w, const params& p, std::uin
       pm::pool::create(e.dir / pool_file, native::pool_bytes({stm::tx_heap_bytes(words, g)}), {.mode = e.mode}));
   stm::tx_heap::create(*pool, words, g);
   stm::tx_heap heap = stm::tx_heap::open(*pool, words, g);
-  return {std::move(pool), run_meta{}, s, heap};
+  return {std::move(pool), run_meta{}, s, heap, nullptr};
 }
 
-void finish_heap(opened_heap& h, const workload& w, const params& p, style st) {
+void finish_heap(const env& e, opened_heap& h, const workload& w, const params& p, style st) {
   h.pool->find("tx_home").persist();
   write_meta(*h.pool, w.name(), st, p);
   h.meta = read_meta(*h.pool, w);
-  throttle_pool(*h.pool, h.shape);
+  if (!e.ex.on_gpu()) throttle_pool(*h.pool, h.shape);
+  else if (h.shape.nvram_mbps != 0)
+    h.gpu_throttle = e.ex.gpu()->throttle_pm_writes(double(h.shape.nvram_mbps) * 1e6, h.shape.sector);
 }
 
 opened_heap open_heap(const env& e, const workload& w, std::uint32_t (*words_of)(const params&),
@@ -68,7 +66,7 @@ opened_heap open_heap(const env& e, const workload& w, std::uint32_t (*words_of)
   const tx_shape s = check_recorded(*pool, [&] { return tx_shape_of(w.name(), m.p); });
   const std::uint32_t words = check_recorded(*pool, [&] { return words_of(m.p); });
   stm::tx_heap heap = stm::tx_heap::open(*pool, words, log_geometry_of(w.name(), s, max_writes));
-  return {std::move(pool), std::move(m), s, heap};
+  return {std::move(pool), std::move(m), s, heap, nullptr};
 }
 
 recover_report recover_heap(stm::tx_heap& heap) {
@@ -130,7 +128,9 @@ run_report report_of(const tx_stats& st, const opened_heap& h, std::string unit)
   add("records_applied_while_running", double(st.applied_while_running));
   add("truncations_while_running", double(st.truncations_while_running));
   const pm::write_throttle* t = h.pool->throttle();
-  add("nvram_bytes_charged", t ? double(t->charged_bytes()) : 0.0);
+  add("nvram_bytes_charged", t                ? double(t->charged_bytes())
+                             : h.gpu_throttle ? double(h.gpu_throttle->charged_bytes())
+                                              : 0.0);
   return r;
 }
 

@@ -13,6 +13,7 @@
 
 #include "common/run_meta.hpp"
 #include "common/workload.hpp"
+#include "gpmx/exec/gpu_session.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "gpmx/stm/tx_heap.hpp"
 #include "tx/tx_runner.hpp"
@@ -35,6 +36,9 @@ struct opened_heap {
   run_meta meta;
   tx_shape shape;
   stm::tx_heap heap;
+  // On a GPU with nvram_mbps set: the kernels' emulated NVRAM (the pool's
+  // own throttle is the cpu executor's).
+  std::unique_ptr<gpu_write_throttle> gpu_throttle;
 };
 
 // run(): fresh directory, the pool with `words` words set by init(home)
@@ -62,14 +66,14 @@ run_report report_of(const tx_stats& st, const opened_heap& h, std::string unit)
 
 // --- template definitions ---
 opened_heap make_heap(const env& e, const workload& w, const params& p, std::uint32_t words, std::uint32_t max_writes);
-void finish_heap(opened_heap& h, const workload& w, const params& p, style st);
+void finish_heap(const env& e, opened_heap& h, const workload& w, const params& p, style st);
 
 template <class Init>
 opened_heap create_heap(const env& e, const workload& w, const params& p, style st, std::uint32_t words,
                         std::uint32_t max_writes, Init&& init) {
   opened_heap h = make_heap(e, w, p, words, max_writes);
   init(h.heap.home());
-  finish_heap(h, w, p, st);
+  finish_heap(e, h, w, p, st);
   return h;
 }
 

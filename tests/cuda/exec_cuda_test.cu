@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <vector>
 
@@ -382,6 +383,53 @@ TEST_F(Cuda, HostVisibleMemoryIsSharedWithAHostAgentWhileTheKernelRuns) {
   EXPECT_EQ(words[2], 42u) << "the kernel did not see the host agent's answer";
   session.reset();
   EXPECT_EQ(host_visible_memory(), kernel_memory()) << "closing the session restores the resource";
+}
+
+
+// Stores each thread's rank into word rank * stride, then persists.
+struct store_strided_and_persist {
+  template <class Ctx>
+  GPMX_HD void operator()(Ctx& t, pm::pm_span<std::uint32_t> words, std::uint32_t stride) const {
+    auto v = words.bind(t);
+    const std::uint64_t i = t.global_id();
+    v[i * stride] = std::uint32_t(i + 1);
+    gpm::gpm_persist(t);
+  }
+};
+
+// The GPU's emulated NVRAM charges whole sectors once per warp store (a
+// warp's 32 consecutive words are 4 sectors of 32 bytes, scattered words a
+// sector each), and its persists wait for the emulated device: a kernel
+// cannot end before the device would have written what it was charged.
+TEST_F(Cuda, KernelPmStoresAreChargedToTheGpuWriteThrottle) {
+  auto session = gpu_session::open();
+  const std::string path = "/dev/shm/gpmx-cuda-throttle.pm";
+  const std::uint32_t threads = 4 * 128, stride = 16;  // 64 bytes apart: a sector each
+  const std::size_t n = std::size_t(threads) * stride;
+  auto* words = static_cast<std::uint32_t*>(gpm::gpm_map(path.c_str(), n * 4, true));
+  const launch_config cfg{dim3(4), dim3(128), 0, "store_strided_and_persist"};
+  cpu::executor ex({.workers = 1});
+  EXPECT_THROW(session->throttle_pm_writes(0, 32), config_error);
+  EXPECT_THROW(session->throttle_pm_writes(1e6, 48), config_error);
+  {
+    const double rate = 1e6;  // 1 MB/s: 20 KB take 20 ms
+    auto throttle = session->throttle_pm_writes(rate, 32);
+    EXPECT_NE(session->write_throttle_state(), nullptr);
+    EXPECT_THROW(session->throttle_pm_writes(rate, 32), config_error) << "a second throttle on one session";
+    const auto t0 = std::chrono::steady_clock::now();
+    launch_target(ex, session.get()).launch(cfg, store_strided_and_persist{}, gpm::gpm_view(words, n), 1u);
+    EXPECT_EQ(throttle->charged_bytes(), threads * 4u) << "coalesced: 4 bytes per thread in whole sectors";
+    launch_target(ex, session.get()).launch(cfg, store_strided_and_persist{}, gpm::gpm_view(words, n), stride);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(throttle->charged_bytes(), threads * 4u + threads * 32u) << "scattered: a sector per thread";
+    // A lower bound only (a slower machine takes longer, never shorter):
+    // the emulated device writes at most `rate`. 2% for the clocks.
+    EXPECT_GE(seconds, 0.98 * double(throttle->charged_bytes()) / rate);
+    for (std::uint32_t i = 0; i < threads; ++i) ASSERT_EQ(words[std::size_t(i) * stride], i + 1) << i;
+  }
+  EXPECT_EQ(session->write_throttle_state(), nullptr) << "the handle's end removes the throttle";
+  gpm::gpm_unmap(path.c_str(), words, n * 4);
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ void register_bench_tx(CLI::App& bench) {
   cmd->add_option("--config", a->o.configs, fmt::format("configurations ({})", fmt::join(bench::tx_bench_configs(), ", ")))
       ->capture_default_str();
   auto* nvram = cmd->add_option("--nvram-mbps", a->o.bandwidths_mbps,
-                                "emulated NVRAM write bandwidths in MB/s (0: no throttle; with --backend cuda: 0 only)")
+                                "emulated NVRAM write bandwidths in MB/s (0: no throttle; with --backend cuda the kernels' "
+                                "PM stores are charged on the GPU; default there: 0 only)")
                     ->capture_default_str();
   cmd->add_option("--repeat", a->o.repeat, "runs per row (median reported)")->capture_default_str();
   cmd->add_option("--threshold-mbps", a->o.threshold_mbps,
@@ -50,8 +51,8 @@ void register_bench_tx(CLI::App& bench) {
       ->capture_default_str();
   cmd->add_option("--set", a->sets, "--timed: KEY=VALUE over the simulated GPU's configuration, repeatable");
   add_backend_option(cmd, a->backend,
-                     "where kernels run: cpu, or cuda (GPU 0; pools in host memory across PCIe, no throttle; "
-                     "files default to /dev/shm)");
+                     "where kernels run: cpu, or cuda (GPU 0; pools in host memory across PCIe, throttled on the "
+                     "GPU when --nvram-mbps names a bandwidth; files default to /dev/shm)");
   cmd->add_option("--dir", a->dir, "directory for the pools (default: the temporary directory; /dev/shm is best)");
   cmd->add_flag("--json", a->json, "print JSON instead of a table");
   cmd->add_option("--out", a->out, "also write the JSON to this file");

@@ -18,9 +18,21 @@
 #include <memory>
 #include <string>
 
+#include "gpmx/exec/device_write_throttle.hpp"
 #include "gpmx/exec/errors.hpp"
 
 namespace gpmx {
+
+// While one lives, the session's kernels write PM as if to NVRAM of a set
+// bandwidth (gpu_session::throttle_pm_writes).
+class gpu_write_throttle {
+ public:
+  virtual ~gpu_write_throttle() = default;
+  // Bytes charged to the emulated device so far (whole sectors).
+  virtual std::uint64_t charged_bytes() const = 0;
+  virtual double bytes_per_second() const = 0;
+  virtual std::uint32_t sector_bytes() const = 0;
+};
 
 // A GPU back end was asked for and cannot be had; the message names what is
 // missing (CUDA in this build, a driver, a device, a capability).
@@ -61,6 +73,21 @@ class gpu_session {
   // Device memory where kernels launched through a launch_target add the
   // bytes they store to PM (pm_write_stats counts host threads only).
   virtual unsigned long long* pm_store_counter() const = 0;
+  // Slow NVRAM for kernels on this GPU, as pm::write_throttle is on the cpu
+  // executor: every PM store a kernel records (through a PM view) is
+  // charged its whole sectors of `sector_bytes` on one emulated device that
+  // writes `bytes_per_second`, and each durability point waits until the
+  // device would have written the thread's stores
+  // (device_write_throttle.hpp). Every pool is behind it, until the handle
+  // is destroyed (after the kernels using it ended). Throws
+  // config_error naming the value for a bandwidth that is not positive or a
+  // sector that is not a power of two from 8 to 4096, and when a throttle
+  // is set already. Const as pm_store_counter: it changes the
+  // device's state, not the session object's.
+  virtual std::unique_ptr<gpu_write_throttle> throttle_pm_writes(double bytes_per_second,
+                                                                 std::uint32_t sector_bytes) const = 0;
+  // The throttle's state in device memory for launches (null: none).
+  virtual device_write_throttle* write_throttle_state() const = 0;
   // PM bytes stored by GPU kernels in this process, all sessions together;
   // waits for the kernels in flight.
   static std::uint64_t kernel_pm_store_bytes();

@@ -72,7 +72,8 @@ class launch_target {
                             ") beside it, but " + gpu_->description() +
                             " does not let the host touch managed memory while a kernel runs");
     host_agent_threads beside(agents);
-    cuda::launch_counting(cfg, gpu_->pm_store_counter(), kernel, args...);
+    cuda::launch_with(cfg, cuda::launch_services{gpu_->pm_store_counter(), gpu_->write_throttle_state()}, kernel,
+                      args...);
     gpu_->finish_kernel(cfg.name);
     beside.stop();
 #else

@@ -14,13 +14,20 @@
 
 namespace gpmx::cuda {
 
+// What a launch gives its threads beside the kernel's arguments (device
+// memory; each null when not wanted).
+struct launch_services {
+  unsigned long long* pm_bytes = nullptr;       // where threads add the PM bytes they stored
+  device_write_throttle* throttle = nullptr;   // emulated NVRAM (device_write_throttle.hpp)
+};
+
 namespace detail {
-// pm_bytes: where threads add the PM bytes they stored (null: not counted).
 template <class Kernel, class... Args>
-__global__ void entry(unsigned long long* pm_bytes, Kernel kernel, Args... args) {
-  thread_ctx t;
+__global__ void entry(launch_services services, Kernel kernel, Args... args) {
+  thread_ctx t(services.throttle);
   kernel(t, args...);
-  if (pm_bytes != nullptr) t.report_pm_bytes(pm_bytes);
+  t.wait_pm_writes_durable();  // a thread's end is a durability point
+  if (services.pm_bytes != nullptr) t.report_pm_bytes(services.pm_bytes);
 }
 
 inline void check(cudaError_t e, const char* call, const std::string& what) {
@@ -36,12 +43,11 @@ inline bool device_available() {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
-// Launches kernel(t, args...) on the GPU and adds the bytes its threads
-// store to PM to *pm_bytes (device memory; null: not counted). Validates
-// cfg as the cpu executor does and throws cuda_error if the launch fails.
-// Asynchronous, as in CUDA.
+// Launches kernel(t, args...) on the GPU with `services` (launch_services).
+// Validates cfg as the cpu executor does and throws cuda_error if the
+// launch fails. Asynchronous, as in CUDA.
 template <class Kernel, class... Args>
-void launch_counting(const launch_config& cfg, unsigned long long* pm_bytes, Kernel kernel, Args... args) {
+void launch_with(const launch_config& cfg, launch_services services, Kernel kernel, Args... args) {
   validate(cfg);
   auto* fn = &detail::entry<Kernel, Args...>;
   if (cfg.dynamic_shared_bytes > 48 * 1024)
@@ -49,14 +55,20 @@ void launch_counting(const launch_config& cfg, unsigned long long* pm_bytes, Ker
                                        int(cfg.dynamic_shared_bytes)),
                   "cudaFuncSetAttribute", "kernel '" + cfg.name + "'");
   ::dim3 g(cfg.grid.x, cfg.grid.y, cfg.grid.z), b(cfg.block.x, cfg.block.y, cfg.block.z);
-  fn<<<g, b, cfg.dynamic_shared_bytes>>>(pm_bytes, kernel, args...);
+  fn<<<g, b, cfg.dynamic_shared_bytes>>>(services, kernel, args...);
   detail::check(cudaGetLastError(), "kernel launch", "kernel '" + cfg.name + "'");
 }
 
-// launch_counting without counting.
+// launch_with, adding the bytes the threads store to PM to *pm_bytes.
+template <class Kernel, class... Args>
+void launch_counting(const launch_config& cfg, unsigned long long* pm_bytes, Kernel kernel, Args... args) {
+  launch_with(cfg, launch_services{pm_bytes, nullptr}, kernel, args...);
+}
+
+// launch_with, nothing counted or throttled.
 template <class Kernel, class... Args>
 void launch(const launch_config& cfg, Kernel kernel, Args... args) {
-  launch_counting(cfg, nullptr, kernel, args...);
+  launch_with(cfg, launch_services{}, kernel, args...);
 }
 
 // cuda::launch as an object, for code written against gpmx::launcher.

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "gpmx/exec/device_write_throttle.hpp"
 #include "gpmx/exec/dim3.hpp"
 #include "gpmx/exec/memory_scope.hpp"
 #include "gpmx/exec/observer.hpp"
@@ -74,6 +75,11 @@ __device__ T from_word(word_t<T> w) {
 
 class thread_ctx {
  public:
+  __device__ thread_ctx() = default;
+  // throttle: the session's emulated NVRAM (null: PM writes go at the
+  // link's own speed).
+  __device__ explicit thread_ctx(device_write_throttle* throttle) : throttle_(throttle) {}
+
   // --- indices and extents ---
   __device__ dim3 thread_idx() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
   __device__ dim3 block_idx() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
@@ -229,9 +235,10 @@ class thread_ctx {
   // reaches over PCIe, so a system-scope fence is what makes stores durable) ---
   // Counts the bytes (pm_write_stats' kernel stores); the store itself needs
   // no tracking, the fences below make it durable.
-  __device__ void record_pm_write(const persist_domain*, const void*, std::size_t bytes,
+  __device__ void record_pm_write(const persist_domain*, const void* p, std::size_t bytes,
                                   source_loc = source_loc::current()) {
     pm_bytes_ += bytes;
+    if (throttle_ != nullptr && bytes != 0) charge_pm_store(p, bytes);
   }
   // Adds the PM bytes this thread stored to *total: one atomic per group of
   // lanes that get here together, not one per thread on one hot word. The
@@ -254,20 +261,47 @@ class thread_ctx {
   // Other threads' stores to the range must be visible to this thread
   // (a release/acquire or barrier before it); the system-scope fence is
   // cumulative, so it makes what this thread has observed durable too.
+  // Under an emulated NVRAM the range's stores may be other threads', each
+  // charged when it was made: the persist waits for everything the device
+  // was given so far (it writes in order), which covers them.
   __device__ void persist_range(const void*, std::size_t, source_loc = source_loc::current()) {
     __threadfence_system();
+    if (throttle_ == nullptr) return;
+    const unsigned long long queued = atomicAdd(&throttle_->free_at_ps, 0ull);
+    if (queued > durable_at_ps_) durable_at_ps_ = queued;
+    wait_pm_writes_durable();
   }
   // The cpu executor's bookkeeping of unpersisted lines: nothing here.
   __device__ void forget_pm_stores(const void*, std::size_t) {}
   // Declared compute cost: only the timed schedule of the cpu executor uses it.
   __device__ void work(std::uint32_t) {}
-  __device__ void gpm_persist(source_loc = source_loc::current()) { __threadfence_system(); }
-  __device__ void ofence(source_loc = source_loc::current()) { __threadfence_system(); }
-  __device__ void dfence(source_loc = source_loc::current()) { __threadfence_system(); }
+  // Each waits for durability, as on the cpu executor (persistency-models.md).
+  __device__ void gpm_persist(source_loc = source_loc::current()) { persist_all(); }
+  __device__ void ofence(source_loc = source_loc::current()) { persist_all(); }
+  __device__ void dfence(source_loc = source_loc::current()) { persist_all(); }
   template <class T>
   __device__ void prel(scope s, T* flag, T value, source_loc = source_loc::current()) {
-    __threadfence_system();
+    persist_all();  // the flag is not visible before the stores it releases are durable
     atomic_store(flag, value, memory_order::release, s);
+  }
+  // Under an emulated NVRAM: waits until the device would have written
+  // every PM store this thread made (the launch calls it at the thread's
+  // end, a durability point). Without one, returns at once.
+  __device__ void wait_pm_writes_durable() {
+    last_sector_ = ~0ull;  // a store after this point is written anew
+    if (throttle_ == nullptr || durable_at_ps_ == 0) return;
+    const unsigned long long start = throttle_now_ps();
+    if (start >= durable_at_ps_) return;
+    // A wait that outlasts its own deadline by seconds means the GPU's
+    // timer is not what the throttle takes it for: a kernel error naming
+    // the throttle, not a hang.
+    const unsigned long long give_up = durable_at_ps_ + throttle_overdue_ps;
+    for (;;) {
+      __nanosleep(nap_ns(durable_at_ps_ - throttle_now_ps()));
+      const unsigned long long now = throttle_now_ps();
+      if (now >= durable_at_ps_) return;
+      if (now >= give_up) throttle_overdue(start, now);
+    }
   }
   template <class T>
   __device__ T pacq(scope s, const T* flag, source_loc = source_loc::current()) {
@@ -281,6 +315,82 @@ class thread_ctx {
   }
 
  private:
+  __device__ void persist_all() {
+    __threadfence_system();
+    wait_pm_writes_durable();
+  }
+
+  static constexpr unsigned long long throttle_overdue_ps = 10'000'000'000'000ull;  // 10 s
+  // Sleeps in steps of at most a microsecond (a deadline passed since the
+  // last look wraps the difference: a step, then the loop sees it).
+  __device__ static unsigned nap_ns(unsigned long long left_ps) {
+    const unsigned long long ns = left_ps / 1000 + 1;
+    return ns < 1000 ? unsigned(ns) : 1000u;
+  }
+  __device__ void throttle_overdue(unsigned long long start, unsigned long long now) const {
+    printf("gpmx: the GPU's write throttle: block %llu thread %u waited from %llu to %llu ps for a persist due "
+           "at %llu ps (device busy until %llu ps): the GPU's global timer is not advancing as expected\n",
+           static_cast<unsigned long long>(block_rank()), thread_rank(), start, now, durable_at_ps_,
+           throttle_->free_at_ps);
+    __trap();
+  }
+
+  __device__ static unsigned long long global_timer_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+  }
+  __device__ unsigned long long throttle_now_ps() const { return (global_timer_ns() - throttle_->origin_ns) * 1000ull; }
+
+  // Charges a store's sectors to the emulated device, once per warp store:
+  // lanes whose stores begin in one sector share it (32 lanes storing 4
+  // bytes each in a row cost 128 bytes, scattered lanes a sector each), a
+  // sector the lane's last store since its last durability point charged
+  // is not charged again (the cpu executor's throttle merges a thread's
+  // stores between persists likewise), and the warp's first active lane
+  // makes one booking for all.
+  __device__ void charge_pm_store(const void* p, std::size_t bytes) {
+    const unsigned long long sector = throttle_->sector_bytes;
+    const auto a = reinterpret_cast<unsigned long long>(p);
+    const unsigned long long first = a / sector, last = (a + bytes - 1) / sector;
+    const auto past_first = unsigned(last - first);
+    const bool first_charged = first == last_sector_;
+    last_sector_ = last;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned mask = __activemask();
+    const unsigned same_sector = __match_any_sync(mask, first);
+    const unsigned charged_lanes = __ballot_sync(mask, first_charged);
+    const bool leads = lane_id() == unsigned(__ffs(int(same_sector)) - 1);
+    const bool books_first = leads && (same_sector & charged_lanes) == 0;
+    const unsigned sectors = __reduce_add_sync(mask, (books_first ? 1u : 0u) + past_first);
+    if (sectors == 0) return;
+    const int head = __ffs(int(mask)) - 1;
+    unsigned long long done = 0;
+    if (lane_id() == unsigned(head)) done = reserve_sectors(sectors);
+    done = __shfl_sync(mask, done, head);
+#else
+    const unsigned sectors = (first_charged ? 0u : 1u) + past_first;
+    if (sectors == 0) return;
+    const unsigned long long done = reserve_sectors(sectors);
+#endif
+    if (done > durable_at_ps_) durable_at_ps_ = done;
+  }
+
+  // Books `sectors` on the device; returns when it will have written them.
+  __device__ unsigned long long reserve_sectors(unsigned sectors) const {
+    const unsigned long long cost = sectors * throttle_->ps_per_sector;
+    atomicAdd(&throttle_->charged_sectors, static_cast<unsigned long long>(sectors));
+    const unsigned long long now = throttle_now_ps();
+    const unsigned long long before = atomicAdd(&throttle_->free_at_ps, cost);
+    if (before >= now) return before + cost;
+    // The device has sat idle since `before`: this work starts now. Moving
+    // its end forward is a max, not an add, so that two stores meeting an
+    // idle device cannot both shift it; such a race may let a store's cost
+    // fall into the idle gap (a few stores' worth, never a drift).
+    atomicMax(&throttle_->free_at_ps, now + cost);
+    return now + cost;
+  }
+
   template <class T, class F>
   __device__ T update(T* p, memory_order o, scope s, F next) {
     return detail::scoped(p, s, [&](auto a) {
@@ -293,6 +403,9 @@ class thread_ctx {
   }
 
   std::uint64_t pm_bytes_ = 0;  // PM bytes this thread stored (record_pm_write)
+  device_write_throttle* throttle_ = nullptr;
+  unsigned long long durable_at_ps_ = 0;  // when the emulated device has written this thread's stores
+  unsigned long long last_sector_ = ~0ull;  // the sector this thread's last PM store charged, until it persists
 };
 
 }  // namespace gpmx::cuda
