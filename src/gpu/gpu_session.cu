@@ -4,6 +4,8 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <string_view>
 #include <fmt/format.h>
 #include <map>
 #include <memory_resource>
@@ -82,6 +84,13 @@ class cuda_write_throttle final : public gpu_write_throttle {
     // for 66.1, the bandwidth 0.2% high; at 1.6 GB/s exact.
     init.ps_per_sector = static_cast<unsigned long long>(double(sector_bytes) * 1e12 / bytes_per_second + 0.5);
     if (init.ps_per_sector == 0) init.ps_per_sector = 1;
+    int sm_khz = 0;
+    int device = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device);
+    init.stall_cycles = static_cast<unsigned long long>(sm_khz > 0 ? sm_khz : 2'000'000) * 1000ull * 10ull;
+    const char* per_lane = std::getenv("GPMX_GPU_THROTTLE_PER_LANE");
+    init.per_lane = per_lane != nullptr && std::string_view(per_lane) == "1" ? 1u : 0u;
     const std::string what = "the GPU's write throttle";
     check(cudaMalloc(&state_, sizeof *state_), "cudaMalloc", what);
     check(cudaMemcpy(state_, &init, sizeof init, cudaMemcpyHostToDevice), "cudaMemcpy", what);

@@ -22,7 +22,15 @@ struct device_write_throttle {
   unsigned long long free_at_ps = 0;
   unsigned long long ps_per_sector = 0;
   unsigned long long charged_sectors = 0;
+  // The SM clock's cycles in 10 s: a wait that counts that many cycles
+  // while the global timer has not reached its deadline reports a stalled
+  // timer instead of hanging.
+  unsigned long long stall_cycles = 0;
   unsigned sector_bytes = 0;
+  // 0: lanes storing into one sector share it (the default); 1: each
+  // lane's store books its own sectors, no warp-wide operation (a
+  // diagnostic: GPMX_GPU_THROTTLE_PER_LANE=1, docs/transactions.md).
+  unsigned per_lane = 0;
 };
 
 }  // namespace gpmx

@@ -296,11 +296,14 @@ class thread_ctx {
     // timer is not what the throttle takes it for: a kernel error naming
     // the throttle, not a hang.
     const unsigned long long give_up = durable_at_ps_ + throttle_overdue_ps;
+    const long long cycles_at_start = clock64();
     for (;;) {
       __nanosleep(nap_ns(durable_at_ps_ - throttle_now_ps()));
       const unsigned long long now = throttle_now_ps();
       if (now >= durable_at_ps_) return;
-      if (now >= give_up) throttle_overdue(start, now);
+      if (now >= give_up) throttle_overdue(start, now, "waited past its deadline by 10 s");
+      if (static_cast<unsigned long long>(clock64() - cycles_at_start) > throttle_->stall_cycles)
+        throttle_overdue(start, now, "counted 10 s of SM cycles while the global timer stood short of the deadline");
     }
   }
   template <class T>
@@ -327,10 +330,10 @@ class thread_ctx {
     const unsigned long long ns = left_ps / 1000 + 1;
     return ns < 1000 ? unsigned(ns) : 1000u;
   }
-  __device__ void throttle_overdue(unsigned long long start, unsigned long long now) const {
-    printf("gpmx: the GPU's write throttle: block %llu thread %u waited from %llu to %llu ps for a persist due "
-           "at %llu ps (device busy until %llu ps): the GPU's global timer is not advancing as expected\n",
-           static_cast<unsigned long long>(block_rank()), thread_rank(), start, now, durable_at_ps_,
+  __device__ void throttle_overdue(unsigned long long start, unsigned long long now, const char* what) const {
+    printf("gpmx: the GPU's write throttle: block %llu thread %u %s (waited from %llu to %llu ps for a persist "
+           "due at %llu ps, device busy until %llu ps): the GPU's global timer is not advancing as expected\n",
+           static_cast<unsigned long long>(block_rank()), thread_rank(), what, start, now, durable_at_ps_,
            throttle_->free_at_ps);
     __trap();
   }
@@ -356,6 +359,13 @@ class thread_ctx {
     const auto past_first = unsigned(last - first);
     const bool first_charged = first == last_sector_;
     last_sector_ = last;
+    if (throttle_->per_lane != 0) {
+      const unsigned own = (first_charged ? 0u : 1u) + past_first;
+      if (own == 0) return;
+      const unsigned long long done = reserve_sectors(own);
+      if (done > durable_at_ps_) durable_at_ps_ = done;
+      return;
+    }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned mask = __activemask();
     const unsigned same_sector = __match_any_sync(mask, first);
