@@ -14,6 +14,7 @@
 #include "gpmx/exec/gpu_session.hpp"
 #include "gpmx/exec/kernel_memory.hpp"
 #include "gpmx/exec/persist_domain.hpp"
+#include "gpmx/exec/write_throttle_settings.hpp"
 
 namespace gpmx {
 namespace {
@@ -77,7 +78,7 @@ __global__ void start_write_throttle(device_write_throttle* t) {
 class cuda_write_throttle final : public gpu_write_throttle {
  public:
   cuda_write_throttle(double bytes_per_second, std::uint32_t sector_bytes, std::atomic<device_write_throttle*>& slot)
-      : rate_(bytes_per_second), sector_(sector_bytes), slot_(slot) {
+      : sector_(sector_bytes), slot_(slot) {
     device_write_throttle init;
     init.sector_bytes = sector_bytes;
     // Whole picoseconds per sector: at 484 GB/s and 32-byte sectors 66 ps
@@ -108,11 +109,8 @@ class cuda_write_throttle final : public gpu_write_throttle {
     if (cudaMemcpy(&now, state_, sizeof now, cudaMemcpyDeviceToHost) != cudaSuccess) return 0;
     return now.charged_sectors * sector_;
   }
-  double bytes_per_second() const override { return rate_; }
-  std::uint32_t sector_bytes() const override { return sector_; }
 
  private:
-  double rate_;
   std::uint32_t sector_;
   std::atomic<device_write_throttle*>& slot_;
   device_write_throttle* state_ = nullptr;
@@ -193,11 +191,8 @@ class cuda_session final : public gpu_session, public persist_domain_listener {
 
   std::unique_ptr<gpu_write_throttle> throttle_pm_writes(double bytes_per_second,
                                                          std::uint32_t sector_bytes) const override {
-    if (!(bytes_per_second > 0))
-      throw config_error(fmt::format("GPU write throttle: {} bytes per second is not a bandwidth", bytes_per_second));
-    if (sector_bytes < 8 || sector_bytes > 4096 || (sector_bytes & (sector_bytes - 1)) != 0)
-      throw config_error(
-          fmt::format("GPU write throttle: a sector of {} bytes is not a power of two from 8 to 4096", sector_bytes));
+    if (const std::string bad = write_throttle_settings_error(bytes_per_second, sector_bytes); !bad.empty())
+      throw config_error("GPU write throttle: " + bad);
     if (throttle_ != nullptr) throw config_error("GPU write throttle: one is set already on this session");
     return std::make_unique<cuda_write_throttle>(bytes_per_second, sector_bytes, throttle_);
   }

@@ -5,17 +5,15 @@
 #include <thread>
 
 #include "gpmx/exec/device_wait.hpp"
+#include "gpmx/exec/write_throttle_settings.hpp"
 #include "gpmx/pm/errors.hpp"
 
 namespace gpmx::pm {
 
 write_throttle::write_throttle(double bytes_per_second, std::uint32_t sector_bytes)
     : rate_(bytes_per_second), sector_(sector_bytes) {
-  if (!(bytes_per_second > 0))
-    throw pm_error(errc::bad_argument, fmt::format("write throttle: {} bytes per second is not a bandwidth", bytes_per_second));
-  if (sector_bytes < 8 || sector_bytes > 4096 || (sector_bytes & (sector_bytes - 1)) != 0)
-    throw pm_error(errc::bad_argument,
-                   fmt::format("write throttle: a sector of {} bytes is not a power of two from 8 to 4096", sector_bytes));
+  if (const std::string bad = write_throttle_settings_error(bytes_per_second, sector_bytes); !bad.empty())
+    throw pm_error(errc::bad_argument, "write throttle: " + bad);
 }
 
 std::uint64_t write_throttle::sectors_of(const void* address, std::uint64_t bytes) const {

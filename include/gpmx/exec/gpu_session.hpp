@@ -30,8 +30,6 @@ class gpu_write_throttle {
   virtual ~gpu_write_throttle() = default;
   // Bytes charged to the emulated device so far (whole sectors).
   virtual std::uint64_t charged_bytes() const = 0;
-  virtual double bytes_per_second() const = 0;
-  virtual std::uint32_t sector_bytes() const = 0;
 };
 
 // A GPU back end was asked for and cannot be had; the message names what is

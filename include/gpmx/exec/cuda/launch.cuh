@@ -59,12 +59,6 @@ void launch_with(const launch_config& cfg, launch_services services, Kernel kern
   detail::check(cudaGetLastError(), "kernel launch", "kernel '" + cfg.name + "'");
 }
 
-// launch_with, adding the bytes the threads store to PM to *pm_bytes.
-template <class Kernel, class... Args>
-void launch_counting(const launch_config& cfg, unsigned long long* pm_bytes, Kernel kernel, Args... args) {
-  launch_with(cfg, launch_services{pm_bytes, nullptr}, kernel, args...);
-}
-
 // launch_with, nothing counted or throttled.
 template <class Kernel, class... Args>
 void launch(const launch_config& cfg, Kernel kernel, Args... args) {
