@@ -118,7 +118,7 @@ tx_stats run_batches(const env& e, stm::tx_heap& heap, const tx_shape& s, style 
     std::optional<stm::log_truncator> truncator;
     std::optional<cpu::agent_attachment> truncating;
     if (log.geometry.wraps) {
-      truncator.emplace(heap, log);
+      truncator.emplace(heap, log, truncate_first);
       (void)truncating.emplace(e.ex.cpu().attach(*truncator));
     }
     const auto start = std::chrono::steady_clock::now();

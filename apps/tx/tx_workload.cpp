@@ -15,8 +15,8 @@ std::vector<seeded_bug> tx_seeded_bugs() {
            "is not set yet",
            style::epoch, "epoch"},
           {bug_truncate_first,
-           "the log is truncated (its epoch moved on) before the home image the records were applied to is "
-           "durable",
+           "the log is truncated (its epoch moved on, or with -p log_entries its rings' starts moved while "
+           "kernels run) before the home image the records were applied to is durable",
            style::epoch, "epoch"}};
 }
 
@@ -34,13 +34,6 @@ opened_heap make_heap(const env& e, const workload& w, const params& p, std::uin
                                    "model sets the bandwidth (--set nvm.write_gbs=G)",
                                    w.name(), s.nvram_mbps));
   const stm::log_geometry g = log_geometry_of(w.name(), s, max_writes);
-  if (g.wraps && !e.ex.on_gpu() &&
-      (e.ex.cpu().options().policy == cpu::schedule::timed || e.ex.cpu().observed()))
-    throw config_error(fmt::format("{}: log_entries={} truncates the log from a host agent while kernels run, "
-                                   "which runs beside the cpu executor's workers or a GPU's kernel, not in the "
-                                   "timed mode or under the checker's trace (its host writes would be neither "
-                                   "timed nor recorded)",
-                                   w.name(), s.log_entries));
   fresh_directory(e.dir);
   auto pool = std::make_unique<pm::pool>(
       pm::pool::create(e.dir / pool_file, native::pool_bytes({stm::tx_heap_bytes(words, g)}), {.mode = e.mode}));

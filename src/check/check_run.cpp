@@ -75,7 +75,7 @@ std::string cause_key(const trace::trace& t, const missing_order& m) {
   auto site = [&](std::uint64_t i) {
     if (i == trace::no_event) return std::string("-");
     const trace::event& e = t.events[i];
-    return fmt::format("{}:{}:{}", t.text_of(e), e.line, trace::is_host(e) ? "h" : "");
+    return fmt::format("{}:{}:{}", t.text_of(e), e.line, trace::is_host(e) ? "h" : trace::is_agent(e) ? "a" : "");
   };
   if (m.torn) return "torn|" + site(m.lost_event);  // every tear of one store is one cause
   return fmt::format("{}|{}|{}|{}|{}", m.scoped_persistency_bug, site(m.persisted_event), site(m.lost_event),

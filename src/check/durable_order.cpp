@@ -6,13 +6,15 @@ namespace gpmx::check {
 
 durable_order_result check_durable_order(const trace::trace& t, const persist_order& order,
                                          const durable_time_fn& durable_time) {
-  constexpr std::uint64_t unchecked = never - 1;  // host and unviewed stores
+  constexpr std::uint64_t unchecked = never - 1;  // host, agent and unviewed stores
   std::vector<std::uint64_t> durable(order.size(), unchecked);
   durable_order_result r;
   std::size_t k = 0;
   for (std::uint64_t i = 0; i < t.events.size(); ++i) {
     const trace::event& e = t.events[i];
-    if (e.kind != trace::event_kind::pm_write || trace::is_host(e) || e.block == trace::unviewed_block) continue;
+    if (e.kind != trace::event_kind::pm_write || trace::is_host(e) || e.block == trace::unviewed_block ||
+        trace::is_agent(e))
+      continue;
     const std::size_t store = k++;
     const auto [first, end] = order.nodes_of(i);
     for (std::size_t n = first; n < end; ++n) {

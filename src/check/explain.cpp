@@ -20,8 +20,10 @@ std::string concat(std::initializer_list<std::string_view> parts) {
   return out;
 }
 
-std::string thread_name(const trace::event& e) {
+std::string thread_name(const trace::trace& t, const trace::event& e) {
   if (trace::is_host(e)) return "the host";
+  if (trace::is_agent(e))
+    return fmt::format("agent '{}' beside launch {}", e.warp < t.strings.size() ? t.strings[e.warp] : "?", e.launch);
   return fmt::format("block {} warp {} lane {}", e.block, e.warp, e.lane);
 }
 }  // namespace rules
@@ -61,6 +63,11 @@ std::string event_site(const trace::trace& t, std::uint64_t i) {
   }
   if (e.kind == event_kind::pm_write && e.block == trace::unviewed_block)
     return concat({"a store kernel '", file, "' made without a PM view", index});
+  if (e.kind == event_kind::pm_write && trace::is_agent(e)) {
+    const std::string agent = e.warp < t.strings.size() ? t.strings[e.warp] : "?";
+    return concat({"a store by agent '", agent, "' to ", pool_offset(t, e.address), ", found at its persist at ", file,
+                   ":", std::to_string(e.line), index});
+  }
   return concat({file, ":", std::to_string(e.line), index});
 }
 
@@ -73,7 +80,7 @@ std::string store_phrase(const trace::trace& t, std::uint64_t i) {
 namespace {
 
 std::string fence_rule(const trace::event& kept, persist_model m) {
-  if (trace::is_host(kept))
+  if (trace::is_host(kept) || trace::is_agent(kept))
     return "a pool::persist covering the earlier store, before the later one, is missing";
   if (m == persist_model::epoch) return "a gpm_persist between them is missing (epoch orders a thread's stores only across a durability point)";
   return "an ofence between them is missing";
@@ -204,7 +211,7 @@ void narrow_scopes(const trace::trace& t, const persist_order& order, const stor
                         ", released to it through the prel at ", event_site(t, acq.reads_from), " and the pacq at ",
                         event_site(t, i), chain, ", did not: the scope of the ", prel_narrow ? "prel at " : "pacq at ",
                         event_site(t, at_fault), " is too narrow (block) for threads in different blocks (",
-                        rules::thread_name(rel), " and ", rules::thread_name(acq),
+                        rules::thread_name(t, rel), " and ", rules::thread_name(t, acq),
                         "): this is a scoped persistency bug; widen it to device"});
     out.push_back(std::move(m));
   }

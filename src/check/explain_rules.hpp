@@ -12,8 +12,9 @@ namespace gpmx::check::rules {
 
 // Appending piece by piece: GCC 12 warns (-Wrestrict) on some chains of operator+.
 std::string concat(std::initializer_list<std::string_view> parts);
-// "block 1 warp 0 lane 3" (of the launch), or "the host".
-std::string thread_name(const trace::event& e);
+// "block 1 warp 0 lane 3" (of the launch), "the host", or "agent 'name'
+// beside launch 2".
+std::string thread_name(const trace::trace& t, const trace::event& e);
 
 // A multi-granule store the image kept part of: it tore.
 void torn_stores(const trace::trace& t, const persist_order& order, const store_set& image, std::uint64_t position,

@@ -43,7 +43,9 @@ void unpersisted_host_stores(const trace::trace& t, const persist_order& order, 
 
 namespace {
 
-bool is_gpu(const trace::event& e) { return !trace::is_host(e) && e.block != trace::unviewed_block; }
+bool is_gpu(const trace::event& e) {
+  return !trace::is_host(e) && e.block != trace::unviewed_block && !trace::is_agent(e);
+}
 
 // Per dense thread: its synchronising events before the crash.
 struct sync_events {
@@ -123,13 +125,13 @@ void cross_thread_handoffs(const trace::trace& t, const persist_order& order, co
     }
     if (kept == issued) continue;
     const std::uint64_t ke = order.node(kept).event;
-    const std::string storer = thread_name(t.events[lost.event]);
+    const std::string storer = thread_name(t, t.events[lost.event]);
     missing_order m;
     m.persisted_event = ke;
     m.lost_event = lost.event;
     m.handoff_event = h;
     m.message = concat({store_phrase(t, lost.event), " by ", storer, " was not durable when ", store_phrase(t, ke),
-                        " by ", thread_name(t.events[ke]),
+                        " by ", thread_name(t, t.events[ke]),
                         order.durable_at(kept) < position ? " persisted" : " was kept",
                         ", which that thread made after the hand-off at ", event_site(t, h), " (",
                         trace::to_string(t.events[h].kind), "): a gpm_persist or dfence in ", storer,

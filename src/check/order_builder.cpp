@@ -15,6 +15,10 @@
 // to [x, x + n) durable, and by hb with the launches (everything the host
 // made durable before a launch happens-before the launch's threads; a
 // kernel's end happens-before the host's later events).
+// An agent beside a launch (block trace::agent_block) is one more thread of
+// the launch: its stores and its persists (PR) as a kernel thread's; the
+// launch's end does not make its stores durable (only its persists do), and
+// what it made durable happens-before what follows the launch.
 // Sets are immutable and shared; a thread replaces its pointer when one grows.
 #include "order_builder.hpp"
 
@@ -292,12 +296,16 @@ class order_builder {
 
   void kernel_end(std::uint64_t i, std::uint32_t launch) {
     std::vector<std::size_t> of_kernel;
-    for (std::size_t n = 0; n < o_.nodes_.size() && o_.nodes_[n].event < i; ++n)
-      if (t_.events[o_.nodes_[n].event].launch == launch) {
+    for (std::size_t n = 0; n < o_.nodes_.size() && o_.nodes_[n].event < i; ++n) {
+      const trace::event& e = t_.events[o_.nodes_[n].event];
+      if (e.launch == launch && !trace::is_agent(e)) {
         o_.durable_at_[n] = std::min(o_.durable_at_[n], i);
         of_kernel.push_back(n);
       }
+    }
     before_launches_ = with_closures(before_launches_, of_kernel);
+    for (const thread_state& th : threads_)
+      if (th.launch == launch && th.block == trace::agent_block) before_launches_ = merged(before_launches_, th.durable_hb);
   }
 
   void bring_release_up_to_date(thread_state& th) {

@@ -2,6 +2,8 @@
 
 #include "agent_loop.hpp"
 
+#include <algorithm>
+
 namespace gpmx::cpu::detail {
 
 agent_round step_agents(launch_state& L, choice_policy& order) {
@@ -10,7 +12,9 @@ agent_round step_agents(launch_state& L, choice_policy& order) {
   std::vector<agent*> agents = L.agents;
   order.shuffle(agents.begin(), agents.end());
   for (agent* a : agents) {
+    if (L.obs) L.obs->agent_begin(a->name());
     const agent::step_result r = a->step();
+    if (L.obs) L.obs->agent_end(a->name());
     if (r == agent::step_result::progressed) {
       round.progressed = true;
       if (L.obs) L.obs->agent_step(a->name());
@@ -18,6 +22,35 @@ agent_round step_agents(launch_state& L, choice_policy& order) {
     round.busy |= r != agent::step_result::idle;
   }
   return round;
+}
+
+agent_round step_agents_at(launch_state& L, timing_model& model, vtime now, std::vector<vtime>& ready) {
+  agent_round round;
+  for (std::size_t i = 0; i < L.agents.size(); ++i) {
+    if (ready[i] > now) {  // waiting for its persists
+      round.busy = true;
+      continue;
+    }
+    agent* a = L.agents[i];
+    model.agent_step_begins(now);
+    if (L.obs) L.obs->agent_begin(a->name());
+    const agent::step_result r = a->step();
+    if (L.obs) L.obs->agent_end(a->name());
+    ready[i] = model.agent_step_ends(now);
+    if (r == agent::step_result::progressed) {
+      round.progressed = true;
+      if (L.obs) L.obs->agent_step(a->name());
+    }
+    round.busy |= r != agent::step_result::idle || ready[i] > now;
+  }
+  return round;
+}
+
+vtime next_agent_ready(const std::vector<vtime>& ready, vtime now) {
+  vtime next = vtime_never;
+  for (const vtime t : ready)
+    if (t > now) next = std::min(next, t);
+  return next;
 }
 
 agent_threads::agent_threads(launch_state& L) : L_(L) {

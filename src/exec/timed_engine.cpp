@@ -67,6 +67,7 @@ void timed_engine::begin(launch_state& L) {
   units_.assign(std::size_t(m_.sms) * m_.schedulers_per_sm, unit_rec{});
   for (unit_rec& u : units_) u.free_at = now_;
   activity_.assign(m_.sms, sm_activity{});
+  agent_ready_.assign(L.agents.size(), 0);
   heap_ = {};
   end_ = now_;
   clock_ = now_;
@@ -372,7 +373,7 @@ void timed_engine::run(launch_state& L) {
       if (L.abort.load(std::memory_order_relaxed)) break;
       bool agents_busy = false;
       if (!L.agents.empty()) {
-        const agent_round a = step_agents(L, unused_policy());
+        const agent_round a = step_agents_at(L, *model_, clock_, agent_ready_);
         agents_busy = a.busy;
         if (a.progressed) {
           ++epoch_;
@@ -392,6 +393,12 @@ void timed_engine::run(launch_state& L) {
         if (held_warps_ != 0)
           throw_deadlock(L, "the timing model holds warps and has no event pending that would release them");
         if (agents_busy) {
+          // Nothing issues until an agent's persists complete: time moves on to then.
+          if (const vtime t = next_agent_ready(agent_ready_, clock_); t != vtime_never) {
+            clock_ = t;
+            end_ = std::max(end_, t);
+            continue;
+          }
           std::this_thread::yield();
           continue;
         }

@@ -97,6 +97,7 @@ class timed_engine final : private timed_waker {
   std::vector<sm_rec> sms_;
   std::vector<unit_rec> units_;
   std::vector<sm_activity> activity_;
+  std::vector<vtime> agent_ready_;  // per agent: when its last step's persists complete
   std::vector<std::unique_ptr<block_rec>> resident_;
   std::vector<std::unique_ptr<block_scheduler>> schedulers_;
   std::vector<block_scheduler*> spare_;

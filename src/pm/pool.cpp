@@ -15,6 +15,8 @@
 #include <optional>
 #include <vector>
 
+#include "gpmx/exec/observer.hpp"
+
 #include "file_io.hpp"
 #include "format.hpp"
 #include "mapping.hpp"
@@ -67,8 +69,11 @@ class pool_domain final : public persist_domain {
   // a thread's runs of adjacent lines in one record.
   void persist_lines(const std::uintptr_t* lines, std::size_t n) const override {
     if (write_throttle* t = throttle()) t->charge_sectors(n * ((persist_line_bytes + t->sector_bytes() - 1) / t->sector_bytes()));
-    // Cache-line flushes: each run of adjacent lines; msync: runs that share pages.
-    const bool line_flushes = (map_->mode() == durability::pmem && map_->is_pmem()) || map_->mode() == durability::flush;
+    // Cache-line flushes: each run of adjacent lines; msync: runs that share
+    // pages. An observer (a trace, the timed mode's model) is told each run
+    // of adjacent lines: what was asked for, not the pages around it.
+    const bool line_flushes = (map_->mode() == durability::pmem && map_->is_pmem()) ||
+                              map_->mode() == durability::flush || host_observer() != nullptr;
     thread_local std::vector<merged_range> runs;
     merge_lines(lines, n, line_flushes ? persist_line_bytes : flush_unit_bytes(), runs);
     if (!line_flushes && map_->journals()) {

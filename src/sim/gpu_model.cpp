@@ -116,6 +116,7 @@ picos gpu_model::writes_before(const warp_instruction& in) const {
 void gpu_model::launch_begin(std::string_view name, dim3, dim3 block, vtime now) {
   current_ = launch_record{std::string(name), now, now, 0};
   in_launch_ = true;
+  agents_until_ = now;
   if (tracker_) tracker_->log().kernel_began();
   persist_.launch_begin(std::uint32_t((block.count() + 31) / 32));
 }
@@ -249,7 +250,9 @@ vtime gpu_model::launch_end(vtime now, const sm_activity* sms) {
   // The persist buffers drain first (their persists, in order), then every
   // other dirty line; PM lines count when durable.
   const picos buffered = persist_.kernel_end(now);
-  const picos end = std::max({now, buffered, mem_.drain(buffered)});
+  const picos drained = std::max({now, buffered, mem_.drain(buffered)});
+  // The host joins the launch's agents after it: their persists complete first.
+  const picos end = std::max(drained, agents_until_);
   current_.end = end;
   for (std::size_t s = 0; s < totals_.sms.size(); ++s) {
     sm_activity& t = totals_.sms[s];
@@ -259,7 +262,7 @@ vtime gpu_model::launch_end(vtime now, const sm_activity* sms) {
     t.busy += sms[s].busy;
     for (unsigned r = 0; r < stall_reason_count; ++r) t.stalled[r] += sms[s].stalled[r];
     // The drain after the last issue: time the SM waited for memory.
-    t.stalled[unsigned(stall_reason::memory)] += (end - now) * config().sm.schedulers;
+    t.stalled[unsigned(stall_reason::memory)] += (drained - now) * config().sm.schedulers;
   }
   totals_.launches.push_back(current_);
   totals_.end = end;
@@ -272,6 +275,19 @@ vtime gpu_model::launch_end(vtime now, const sm_activity* sms) {
 void gpu_model::launch_failed() {
   writes_.clear();
   in_launch_ = false;
+  agent_stepping_ = false;
+}
+
+void gpu_model::agent_step_begins(vtime now) {
+  agent_stepping_ = in_launch_;
+  agent_now_ = now;
+}
+
+vtime gpu_model::agent_step_ends(vtime now) {
+  if (!agent_stepping_) return now;
+  agent_stepping_ = false;
+  agents_until_ = std::max(agents_until_, agent_now_);
+  return std::max(now, agent_now_);
 }
 
 }  // namespace gpmx::sim

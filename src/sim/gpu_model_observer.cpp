@@ -92,8 +92,21 @@ void gpu_model::agent_step(std::string_view agent) {
   if (passenger_) passenger_->agent_step(agent);
 }
 
+void gpu_model::agent_begin(std::string_view agent) {
+  if (passenger_) passenger_->agent_begin(agent);
+}
+
+void gpu_model::agent_end(std::string_view agent) {
+  if (passenger_) passenger_->agent_end(agent);
+}
+
 void gpu_model::host_persist(const void* p, std::uint64_t bytes, const source_loc& loc) {
   if (passenger_) passenger_->host_persist(p, bytes, loc);
+  if (agent_stepping_) {  // an agent beside the launch: timed as host write-backs
+    agent_now_ = mem_.host_pm_write(bytes, agent_now_);
+    if (tracker_) tracker_->host_persisted(p, bytes, agent_now_);
+    return;
+  }
   // A kernel thread's persists reach the pool's mapping too (the cpu
   // executor's own durability); in the timed mode the model says when
   // those are durable, so only host code's count here.

@@ -78,7 +78,8 @@ std::string to_json(const memory_stats& s) {
                  s.nvm_write_bytes, s.pcie_to_gpu_bytes, s.pcie_to_host_bytes);
   fmt::format_to(it, ", \"l1_writebacks\": {}, \"l2_writebacks\": {}, \"host_atomics\": {}", s.l1_writebacks,
                  s.l2_writebacks, s.host_atomics);
-  fmt::format_to(it, ", \"pm_line_writes\": {}, \"l1_invalidations\": {}", s.pm_line_writes, s.l1_invalidations);
+  fmt::format_to(it, ", \"pm_line_writes\": {}, \"l1_invalidations\": {}, \"host_pm_write_bytes\": {}",
+                 s.pm_line_writes, s.l1_invalidations, s.host_pm_write_bytes);
   fmt::format_to(it, ", \"shared\": {{\"accesses\": {}, \"conflict_cycles\": {}}}", s.shared_accesses,
                  s.shared_conflict_cycles);
   fmt::format_to(it, ", \"bandwidth_over_time\": {{\"bucket_ps\": {}, ", s.gddr_bw.bucket_width());
@@ -126,6 +127,7 @@ std::string format_table(const memory_stats& s) {
   row("host atomics", s.host_atomics);
   row("PM line writes (to durability)", s.pm_line_writes);
   row("L1 lines invalidated", s.l1_invalidations);
+  row("bytes host agents persisted", s.host_pm_write_bytes);
   row("shared accesses", s.shared_accesses);
   row("shared conflict cycles", s.shared_conflict_cycles);
   return out;

@@ -192,6 +192,26 @@ picos memory_system::device_write(unsigned space, std::uint32_t partition, std::
   return wait + nvm_.last_wait();
 }
 
+picos memory_system::host_pm_write(std::uint64_t bytes, picos t) {
+  if (bytes == 0) return t;
+  stats_.nvm_write_bytes += bytes;
+  stats_.host_pm_write_bytes += bytes;
+  const bool far = cfg_.pm.location == pm_location::far;
+  picos durable = t;
+  // Line by line, as the host's write-backs reach the NVM's queue.
+  for (std::uint64_t done = 0; done < bytes; done += cfg_.l1.line) {
+    const auto piece = std::uint32_t(std::min<std::uint64_t>(cfg_.l1.line, bytes - done));
+    picos at_device = t + host_latency_;
+    if (!far) {
+      stats_.pcie_to_gpu_bytes += piece;
+      at_device = pcie_to_gpu_.serve(t, piece) + host_latency_;
+    }
+    const picos written = nvm_.serve_at(at_device, piece, nvm_write_ticks_);
+    durable = std::max(durable, cfg_.persist.domain == durable_point::queue ? nvm_.last_start() : written);
+  }
+  return far && cfg_.persist.eadr ? t : durable;
+}
+
 picos memory_system::pm_write(std::uint32_t bytes, picos t, picos& wait) {
   stats_.nvm_write_bytes += bytes;
   ++stats_.pm_line_writes;

@@ -9,9 +9,10 @@
 
 namespace gpmx::stm {
 
-log_truncator::log_truncator(tx_heap& heap, const tx_log& log)
+log_truncator::log_truncator(tx_heap& heap, const tx_log& log, bool truncate_first)
     : heap_(heap),
       log_(log),
+      truncate_first_(truncate_first),
       where_(heap.log_name()),
       cursor_(log.geometry.streams(), 0),
       unreclaimed_(log.geometry.streams()) {
@@ -93,8 +94,8 @@ bool log_truncator::apply_run() {
   if (upto == heap_.applied_upto()) return false;
   std::sort(touched_.begin(), touched_.end());
   touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
-  heap_.persist_home_words(touched_);  // the home image first,
-  heap_.set_applied_upto(upto);        // then how far it goes
+  if (!truncate_first_) heap_.persist_home_words(touched_);  // the home image first,
+  heap_.set_applied_upto(upto);                              // then how far it goes
   return true;
 }
 
@@ -122,19 +123,29 @@ bool log_truncator::reclaim() {
     }
   }
   if (moved_.empty()) return false;
-  // The starts are durable before any writer may overwrite what lay before them.
+  // The starts are durable before any writer may overwrite what lay before
+  // them; the slots are given back at the next step (give_back).
   heap_.set_stream_starts(moved_, moved_to_);
-  for (std::size_t k = 0; k < moved_.size(); ++k)
-    std::atomic_ref<std::uint64_t>(log_.reclaimed[moved_[k]]).store(moved_to_[k], std::memory_order_release);
+  for (std::size_t k = 0; k < moved_.size(); ++k) to_give_back_.emplace_back(moved_[k], moved_to_[k]);
   ++truncations_;
   return true;
 }
 
+bool log_truncator::give_back() {
+  if (to_give_back_.empty()) return false;
+  for (const auto& [stream, start] : to_give_back_)
+    std::atomic_ref<std::uint64_t>(log_.reclaimed[stream]).store(start, std::memory_order_release);
+  to_give_back_.clear();
+  return true;
+}
+
 agent::step_result log_truncator::step() {
+  const bool gave = give_back();
   const bool read = read_published();
   const bool applied = apply_run();
   const bool reclaimed = reclaim();
-  if (read || applied || reclaimed) return step_result::progressed;
+  if (truncate_first_ && applied) heap_.persist_home_words(touched_);  // the seeded bug: too late
+  if (gave || read || applied || reclaimed) return step_result::progressed;
   return pending_count_ == 0 ? step_result::idle : step_result::waiting;
 }
 

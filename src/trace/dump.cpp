@@ -58,6 +58,9 @@ std::string format_event(const trace& t, std::uint64_t index) {
     line = fmt::format("#{} host po{}", index, e.po);
   else if (e.block == unviewed_block)
     line = fmt::format("#{} L{} unviewed po{}", index, e.launch, e.po);
+  else if (is_agent(e))
+    line = fmt::format("#{} L{} agent {} po{}", index, e.launch,
+                       e.warp < t.strings.size() ? t.strings[e.warp] : std::string("?"), e.po);
   else if (is_kernel_boundary(e))
     line = fmt::format("#{} L{}", index, e.launch);
   else

@@ -13,8 +13,10 @@ void recorder::kernel_begin(std::string_view name, dim3 grid, dim3 block, const 
   host.text = intern(name);  // host stores found here were made before this launch (line 0)
   record_changes(host);
   next_po_.clear();
+  agent_po_.clear();
   in_kernel_ = true;
   launch_first_event_ = trace_.events.size();
+  absorbed_upto_ = launch_first_event_;
   event e;
   e.kind = event_kind::kernel_begin;
   e.launch = launches_;
@@ -99,6 +101,8 @@ trace recorder::take() {
   string_ids_.clear();
   launches_ = 0;
   host_po_ = 0;
+  absorbed_upto_ = 0;
+  agent_po_.clear();
   // Pools still watched continue in the next trace from their present bytes.
   for (watched_pool& w : watched_) {
     pool_image image = out.pools[w.image];

@@ -1,6 +1,7 @@
 // The host thread's part of a trace: pools mapped while recording, the host
-// stores found by comparing each pool with a shadow copy, host persists, and
-// the stores a kernel made without a PM view.
+// stores found by comparing each pool with a shadow copy, host persists, the
+// stores and persists of agents beside a launch, and the stores a kernel
+// made without a PM view.
 #include <algorithm>
 #include <cstring>
 
@@ -48,7 +49,8 @@ void recorder::stop_watching() {
 }
 
 void recorder::host_persist(const void* p, std::uint64_t bytes, const source_loc& loc) {
-  if (in_kernel_) return;
+  if (in_kernel_ && agent_ == no_string) return;
+  if (in_kernel_) return agent_persist(p, bytes, loc);
   event as;
   as.launch = host_launch;
   as.text = intern_file(loc.file_name());
@@ -59,6 +61,31 @@ void recorder::host_persist(const void* p, std::uint64_t bytes, const source_loc
   e.address = reinterpret_cast<std::uintptr_t>(p);
   e.bytes = bytes;
   e.po = host_po_++;
+  trace_.events.push_back(e);
+}
+
+void recorder::agent_begin(std::string_view agent) {
+  if (in_kernel_) agent_ = intern(agent);
+}
+
+void recorder::agent_end(std::string_view) { agent_ = no_string; }
+
+// What changed in the pools since the kernel's stores recorded so far is
+// the agent's: the schedule's thread runs no kernel thread during a step.
+void recorder::agent_persist(const void* p, std::uint64_t bytes, const source_loc& loc) {
+  absorb_kernel_stores();
+  event as;
+  as.launch = launches_;
+  as.block = agent_block;
+  as.warp = agent_;
+  as.text = intern_file(loc.file_name());
+  as.line = loc.line();
+  record_changes(as);
+  event e = as;
+  e.kind = event_kind::persist_range;
+  e.address = reinterpret_cast<std::uintptr_t>(p);
+  e.bytes = bytes;
+  e.po = agent_po_[agent_]++;
   trace_.events.push_back(e);
 }
 
@@ -93,7 +120,9 @@ void recorder::record_changes(watched_pool& w, const event& as) {
       e.value_bytes = std::uint8_t(stop - at);
       std::memcpy(e.data.data(), w.base + at, stop - at);
       std::memcpy(w.shadow.data() + at, w.base + at, stop - at);
-      e.po = as.launch == host_launch ? host_po_++ : next_po_[unviewed_block]++;
+      e.po = as.launch == host_launch   ? host_po_++
+             : as.block == agent_block ? agent_po_[as.warp]++
+                                       : next_po_[unviewed_block]++;
       trace_.events.push_back(e);
       at = stop;
     }
@@ -101,9 +130,9 @@ void recorder::record_changes(watched_pool& w, const event& as) {
 }
 
 void recorder::absorb_kernel_stores() {
-  for (std::uint64_t i = launch_first_event_; i < trace_.events.size(); ++i) {
-    const event& e = trace_.events[i];
-    if (e.kind != event_kind::pm_write) continue;
+  for (; absorbed_upto_ < trace_.events.size(); ++absorbed_upto_) {
+    const event& e = trace_.events[absorbed_upto_];
+    if (e.kind != event_kind::pm_write || e.block == agent_block) continue;
     for (watched_pool& w : watched_) {
       const auto base = reinterpret_cast<std::uintptr_t>(w.base);
       if (e.address < base || e.address + e.bytes > base + w.length) continue;

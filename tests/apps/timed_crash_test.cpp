@@ -46,4 +46,29 @@ TEST_P(TimedCrash, TheNVMAtAnyCycleRecoversAndVerifies) {
 INSTANTIATE_TEST_SUITE_P(EveryWorkload, TimedCrash, testing::ValuesIn(test::every_workload_in_both_styles()),
                          test::case_name);
 
+// The transaction log's rings truncated by an agent while the kernel runs:
+// the truncator's persists are host write-backs the model times and the
+// images follow, so a crash between them (or between them and the
+// kernel's stores) must recover too. Rings of one record per committer
+// (helpers off) and of a helper's buffer plus a drain (helpers on).
+TEST(TimedCrashRings, TheNVMAtAnyCycleRecoversAndVerifiesWhileTheTruncatorRuns) {
+  for (const apps::params& ring : {apps::params{{"helpers", 0}, {"log_entries", 8}},
+                                   apps::params{{"helpers", 1}, {"log_entries", 96}}}) {
+    test::timed_images t(find_workload("tx-atm"), sim::sim_config{});
+    t.run(style::epoch, "", ring);
+    const std::string which = "helpers=" + std::to_string(ring.at("helpers"));
+    EXPECT_GT(t.gpu.memory().stats().host_pm_write_bytes, 0u) << which << ": the truncator persisted nothing";
+    ASSERT_EQ(t.tracker.log().pieces_not_durable(), 0u) << which;
+    std::vector<sim::picos> crashes = t.crash_times("GPMX_TIMED_CRASH_IMAGES", 48);
+    crashes.push_back(t.gpu.totals().end + 1);
+    unsigned repaired = 0;
+    for (const sim::picos at : crashes) {
+      const auto o = t.recover_image(at);
+      repaired += o.repaired ? 1 : 0;
+      EXPECT_FALSE(o.failure) << which << ": " << *o.failure;
+    }
+    EXPECT_GT(repaired, 0u) << which;
+  }
+}
+
 }  // namespace

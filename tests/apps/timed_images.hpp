@@ -48,13 +48,16 @@ struct timed_images {
     gpu.track_durability(&tracker);
   }
 
-  // Runs the workload at its test sizes (with a seeded bug when named).
-  void run(apps::style s, const std::string& bug = {}) {
+  // Runs the workload at its test sizes, `extra` changing some (with a
+  // seeded bug when named).
+  void run(apps::style s, const std::string& bug = {}, const apps::params& extra = {}) {
     const sim::canonical_kernel_memory placement;
     cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
     apps::env e{ex, run_dir, pm::durability::none};
     e.bug = bug;
-    w.run(e, apps::resolve_params(w, w.small_params()), s);
+    apps::params p = w.small_params();
+    for (const auto& [name, value] : extra) p[name] = value;
+    w.run(e, apps::resolve_params(w, p), s);
   }
 
   // Up to `most` of the times at which the run's images change, evenly

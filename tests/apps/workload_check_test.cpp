@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "checker/workload_check.hpp"
 #include "common/registry.hpp"
@@ -25,8 +27,10 @@ namespace fs = std::filesystem;
 
 check::check_report check(const std::string& workload, apps::style s, check::persist_model m,
                           const std::string& bug, std::size_t max_images, bool stop_at_first, unsigned jobs = 2,
-                          std::uint64_t seed = 1) {
+                          std::uint64_t seed = 1, const apps::params& extra = {}) {
   apps::workload& w = apps::find_workload(workload);
+  apps::params p = w.small_params();
+  for (const auto& [name, value] : extra) p[name] = value;
   const scratch_dir sc({}, "check-" + workload + "-" + (bug.empty() ? "ok" : bug) + "-" + check::to_string(m));
   check::check_options o;
   o.model = m;
@@ -35,7 +39,7 @@ check::check_report check(const std::string& workload, apps::style s, check::per
   o.jobs = jobs;
   o.root = sc / "traced";
   o.work_dir = sc / "images";
-  return apps::check_workload(w, apps::resolve_params(w, w.small_params()), s, bug, seed, o);
+  return apps::check_workload(w, apps::resolve_params(w, p), s, bug, seed, o);
 }
 
 std::string first_cause(const check::check_report& r) {
@@ -137,6 +141,38 @@ std::string bug_name(const testing::TestParamInfo<bug_case>& info) {
 
 INSTANTIATE_TEST_SUITE_P(EveryWorkload, SeededBugs, testing::ValuesIn(bug_cases()), bug_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SeededBugs);
+
+// Log rings truncated by an agent while the kernel runs: the agent's stores
+// and persists are in the trace (its thread beside the launch), so crash
+// points fall between its steps and the kernel's, and a truncator that
+// moves the rings' starts before the home image is durable is caught there.
+// Rings of one record per committer (helpers off) and of a helper's buffer
+// plus one drain (helpers on): both wrap many times in a launch.
+const std::vector<apps::params> rings = {{{"helpers", 0}, {"log_entries", 8}},
+                                         {{"helpers", 1}, {"log_entries", 96}}};
+
+TEST(CheckRings, TruncationWhileKernelsRunHasNoFailureUnderEitherModel) {
+  for (const apps::params& ring : rings)
+    for (const auto& [st, m] : {std::pair{apps::style::epoch, check::persist_model::epoch},
+                                std::pair{apps::style::sbrp, check::persist_model::sbrp}}) {
+      const check::check_report r = check("tx-atm", st, m, "", correct_images, false, 2, 1, ring);
+      EXPECT_GT(r.images, 0u);
+      EXPECT_EQ(r.failed_images, 0u) << check::to_string(m) << " helpers=" << ring.at("helpers") << ": "
+                                     << first_cause(r);
+    }
+}
+
+TEST(CheckRings, ATruncatorThatMovesTheStartsBeforeTheHomeIsDurableIsFoundWhileTheKernelRuns) {
+  for (const apps::params& ring : rings) {
+    const check::check_report r = check("tx-atm", apps::style::epoch, check::persist_model::epoch,
+                                        "truncate-before-home", 20000, true, 2, 1, ring);
+    ASSERT_FALSE(r.failures.empty()) << "helpers=" << ring.at("helpers") << ": no failing image in " << r.images;
+    // The cause is the agent's own order (its home store lost, its later
+    // store kept), not the checkpoint between launches.
+    EXPECT_NE(r.failures.front().cause.find("agent 'tx-log-truncator'"), std::string::npos)
+        << r.failures.front().cause;
+  }
+}
 
 // Verdicts come back in the order the children finish, which varies with
 // the jobs; the causes, their order and each one's smallest image must not.

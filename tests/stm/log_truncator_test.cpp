@@ -62,11 +62,14 @@ TEST(LogTruncator, AppliesTheUnbrokenRunAndReclaimsOnlyPastAppliedRecords) {
   EXPECT_EQ(h.home()[1], 0u) << "record 3 waits for record 2";
   EXPECT_EQ(h.stream_starts()[0], 3u) << "past record 1 only";
   EXPECT_EQ(h.stream_starts()[1], 0u) << "record 4 is not applied";
+  EXPECT_EQ(r.reclaimed[0], 0u) << "the slots are given back at the next step, after the starts' persists";
+
+  // Record 2 arrives but is not published as durable: not read. The step
+  // gives record 1's slots back.
+  r.add(h, 1, 2, 3, 20, /*publish=*/false);
+  EXPECT_EQ(t.step(), agent::step_result::progressed);
   EXPECT_EQ(r.reclaimed[0], 3u);
   EXPECT_EQ(r.reclaimed[1], 0u);
-
-  // Record 2 arrives but is not published as durable: not read.
-  r.add(h, 1, 2, 3, 20, /*publish=*/false);
   EXPECT_NE(t.step(), agent::step_result::progressed);
   EXPECT_EQ(h.applied_upto(), 1u);
 
@@ -78,6 +81,9 @@ TEST(LogTruncator, AppliesTheUnbrokenRunAndReclaimsOnlyPastAppliedRecords) {
   EXPECT_EQ(h.home()[3], 20u);
   EXPECT_EQ(h.stream_starts()[0], 6u);
   EXPECT_EQ(h.stream_starts()[1], 6u);
+  EXPECT_EQ(r.reclaimed[1], 0u);
+  EXPECT_EQ(t.step(), agent::step_result::progressed);  // gives the slots back
+  EXPECT_EQ(r.reclaimed[0], 6u);
   EXPECT_EQ(r.reclaimed[1], 6u);
   EXPECT_EQ(t.applied(), 4u);
   EXPECT_EQ(t.step(), agent::step_result::idle);

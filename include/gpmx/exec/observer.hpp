@@ -95,6 +95,11 @@ class observer {
   virtual void schedule_choice(std::uint64_t /*block*/, std::uint32_t /*choices*/, std::uint32_t /*picked*/) {}
   // An agent beside the launch took a step that did some work.
   virtual void agent_step(std::string_view /*agent*/) {}
+  // Around every step of an agent that the schedule's own thread takes (the
+  // deterministic and timed schedules): the host persists between them are
+  // the agent's, made while the launch runs.
+  virtual void agent_begin(std::string_view /*agent*/) {}
+  virtual void agent_end(std::string_view /*agent*/) {}
 
   // --- the host thread, while installed as host observer ---
   virtual void pool_mapped(const void* /*base*/, std::uint64_t /*length*/, std::string_view /*path*/) {}

@@ -154,6 +154,13 @@ class timing_model : public observer {
   virtual vtime launch_end(vtime now, const sm_activity* /*sms*/) { return now; }
   // The launch failed; nothing more is issued.
   virtual void launch_failed() {}
+  // An agent beside the launch steps at `now` (between the two calls): the
+  // model times what it persists meanwhile (the host's writes to PM, each
+  // persist waiting for the one before, as a host thread's fence does).
+  // agent_step_ends returns when the step's persists are complete (`now`
+  // if it made none): the schedule steps that agent again no earlier.
+  virtual void agent_step_begins(vtime /*now*/) {}
+  virtual vtime agent_step_ends(vtime now) { return now; }
 };
 
 }  // namespace gpmx

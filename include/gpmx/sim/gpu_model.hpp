@@ -54,6 +54,12 @@ class gpu_model final : public timing_model {
   void block_finished(std::uint64_t block, std::uint32_t sm, vtime now) override;
   vtime launch_end(vtime now, const sm_activity* sms) override;
   void launch_failed() override;
+  // An agent's persists while a launch runs (a log truncator on the host):
+  // each a host write-back to the NVM (memory_system::host_pm_write) that
+  // starts when the one before is durable; crash images follow their
+  // bytes. The launch ends no earlier than the last of them.
+  void agent_step_begins(vtime now) override;
+  vtime agent_step_ends(vtime now) override;
 
   // The schedule reports every access to the model through issue(), so no
   // per-access call is wanted for the model itself; the loads a passenger
@@ -93,6 +99,8 @@ class gpu_model final : public timing_model {
   void warp_collective(const thread_coords& c, warp_op op, std::uint32_t mask, const source_loc& loc) override;
   void schedule_choice(std::uint64_t block, std::uint32_t choices, std::uint32_t picked) override;
   void agent_step(std::string_view agent) override;
+  void agent_begin(std::string_view agent) override;
+  void agent_end(std::string_view agent) override;
   void host_persist(const void* p, std::uint64_t bytes, const source_loc& loc) override;
   void host_detached() override;
 
@@ -140,6 +148,9 @@ class gpu_model final : public timing_model {
   durability_tracker* tracker_ = nullptr;
   observer* passenger_ = nullptr;
   bool in_launch_ = false;
+  bool agent_stepping_ = false;
+  picos agent_now_ = 0;     // the stepping agent's time: its last persist's completion
+  picos agents_until_ = 0;  // the launch's agents' last persist's completion
 };
 
 }  // namespace gpmx::sim

@@ -45,6 +45,7 @@ struct memory_stats {
   std::uint64_t l2_writebacks = 0;   // dirty L2 lines written to GDDR or NVM
   std::uint64_t host_atomics = 0;    // line requests of atomics executed at the host
   std::uint64_t pm_line_writes = 0;  // PM lines written through the L2 toward the persistence domain
+  std::uint64_t host_pm_write_bytes = 0;  // persisted by host agents while kernels ran (in nvm_write_bytes too)
   std::uint64_t l1_invalidations = 0;  // L1 lines dropped by the persistency hardware
 
   std::uint64_t shared_accesses = 0;        // warp instructions

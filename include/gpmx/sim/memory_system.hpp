@@ -113,6 +113,11 @@ class memory_system {
   picos write_back_line(std::uint32_t sm, std::uint64_t line, std::uint32_t sectors, picos now);
   // When every PM write sent from the SM so far is known durable there.
   picos pm_durable(std::uint32_t sm) const { return sms_.at(sm).pm_durable; }
+  // Host code (an agent beside a kernel) writes `bytes` of PM back at `t`
+  // (a cache-line flush): PM-far through the host's uncore to the NVM,
+  // PM-near across PCIe to the GPU's NVM. Returns when they are durable
+  // (with eADR on PM-far, at once: the host's caches are persistent).
+  picos host_pm_write(std::uint64_t bytes, picos t);
 
   // Drops one SM's L1 lines (after flush_l1 to keep dirty data): epoch
   // persistency's invalidation. Returns how many lines were dropped.

@@ -11,6 +11,12 @@
 // applied_upto that cover it are durable. A crash anywhere leaves what
 // tx_heap::checkpoint (recovery) repairs.
 //
+// The slots a step reclaims are given back at the start of the next step,
+// not at the end of the step that persisted the new starts: in the timed
+// mode a step's persists complete later in virtual time than the step, and
+// the schedule steps the agent again only once they have (elsewhere the
+// next step follows at once).
+//
 // Room and progress: a committer's ring holds its own records in sequence
 // order, so the smallest unapplied record is never stuck behind a full
 // ring. A helper warp's ring receives records in the order of the block's
@@ -22,6 +28,7 @@
 #include <deque>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpmx/exec/agent.hpp"
@@ -35,7 +42,10 @@ class log_truncator final : public agent {
  public:
   // log: the launch's view, with reclaimed and durable_end (all zero at the
   // start of an epoch), which must stay valid while the agent is attached.
-  log_truncator(tx_heap& heap, const tx_log& log);
+  // truncate_first is a seeded bug (`--bug truncate-before-home`): each
+  // step moves applied_upto and the starts on, and gives the slots back,
+  // before the home lines it wrote are durable.
+  log_truncator(tx_heap& heap, const tx_log& log, bool truncate_first = false);
   step_result step() override;
   std::string_view name() const override { return "tx-log-truncator"; }
 
@@ -62,9 +72,11 @@ class log_truncator final : public agent {
   bool read_published();
   bool apply_run();
   bool reclaim();
+  bool give_back();  // publishes the last step's reclaimed starts
 
   tx_heap& heap_;
   tx_log log_;
+  bool truncate_first_;
   std::string where_;  // the log, as errors name it
   std::vector<std::uint64_t> cursor_;              // per stream: read up to
   std::vector<std::deque<placed>> unreclaimed_;    // per stream, in stream order
@@ -76,6 +88,7 @@ class log_truncator final : public agent {
   std::vector<std::uint64_t> ends_;
   std::vector<std::uint32_t> moved_;               // streams whose start moved
   std::vector<std::uint64_t> moved_to_;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> to_give_back_;  // (stream, start)
   std::uint64_t applied_ = 0, truncations_ = 0;
 };
 

@@ -44,6 +44,12 @@ inline constexpr std::uint32_t host_launch = ~std::uint32_t(0);
 // The block of stores a kernel made without a PM view (raw pointers, e.g.
 // the checkpoint copy's memcpy): found by comparing the pool at its end.
 inline constexpr std::uint64_t unviewed_block = ~std::uint64_t(0);
+// The block of an agent's stores and persists while a launch runs (an
+// agent beside it, such as a log truncator, persisting through a pool):
+// one thread per agent, its warp the string of the agent's name. Its
+// stores are found by comparing the pools at each of its persists; each
+// persist is a persist_range of that thread.
+inline constexpr std::uint64_t agent_block = ~std::uint64_t(0) - 1;
 
 struct event {
   event_kind kind = event_kind::kernel_begin;
@@ -74,6 +80,7 @@ dim3 kernel_grid(const event& e);
 dim3 kernel_block(const event& e);
 
 inline bool is_host(const event& e) { return e.launch == host_launch; }
+inline bool is_agent(const event& e) { return !is_host(e) && e.block == agent_block; }
 
 // A pool file mapped while recording. Trace addresses in [base, base +
 // length) during events [first_event, end_event) are offsets into it.

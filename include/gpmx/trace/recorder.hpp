@@ -37,6 +37,11 @@ class recorder final : public observer {
   void barrier(const thread_coords& who, const source_loc& loc) override;
   void warp_collective(const thread_coords& who, warp_op op, std::uint32_t mask, const source_loc& loc) override;
   void agent_step(std::string_view agent) override;
+  // Inside a launch, the host persists between these are the agent's: its
+  // stores (what changed in the pools) and a persist_range of its thread
+  // (block agent_block), not the host's.
+  void agent_begin(std::string_view agent) override;
+  void agent_end(std::string_view agent) override;
   void pool_mapped(const void* base, std::uint64_t length, std::string_view path) override {
     watch_pool(base, length, path);
   }
@@ -86,8 +91,11 @@ class recorder final : public observer {
   // stores of `as` (host or unviewed kernel stores) and updates the shadow.
   void record_changes(const event& as);
   void record_changes(watched_pool& w, const event& as);
-  // Copies the bytes the launch's recorded stores wrote into the shadows.
+  // Copies the bytes the launch's stores recorded since the last call
+  // wrote into the shadows.
   void absorb_kernel_stores();
+  // A persist by the agent stepping now (agent_): its stores, then the persist.
+  void agent_persist(const void* p, std::uint64_t bytes, const source_loc& loc);
 
   trace trace_;
   std::uint32_t launches_ = 0;
@@ -98,6 +106,9 @@ class recorder final : public observer {
   std::vector<watched_pool> watched_;
   bool in_kernel_ = false;
   std::uint64_t launch_first_event_ = 0;
+  std::uint64_t absorbed_upto_ = 0;  // events before it are in the shadows
+  std::uint32_t agent_ = no_string;  // the agent stepping now (its name's string)
+  std::unordered_map<std::uint32_t, std::uint64_t> agent_po_;  // by agent name
   std::uint64_t host_po_ = 0;
 };
 
