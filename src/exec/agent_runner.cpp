@@ -3,6 +3,7 @@
 #include "agent_loop.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace gpmx::cpu::detail {
 
@@ -24,9 +25,13 @@ agent_round step_agents(launch_state& L, choice_policy& order) {
   return round;
 }
 
-agent_round step_agents_at(launch_state& L, timing_model& model, vtime now, std::vector<vtime>& ready) {
+agent_round step_agents_at(launch_state& L, choice_policy& order, timing_model& model, vtime now,
+                           std::vector<vtime>& ready) {
   agent_round round;
-  for (std::size_t i = 0; i < L.agents.size(); ++i) {
+  std::vector<std::size_t> agents(L.agents.size());
+  std::iota(agents.begin(), agents.end(), std::size_t(0));
+  order.shuffle(agents.begin(), agents.end());  // as step_agents draws it
+  for (const std::size_t i : agents) {
     if (ready[i] > now) {  // waiting for its persists
       round.busy = true;
       continue;

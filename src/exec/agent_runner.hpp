@@ -21,11 +21,13 @@ struct agent_round {
 // Steps every agent of L once, in an order drawn from `order`.
 agent_round step_agents(launch_state& L, choice_policy& order);
 
-// The timed schedule's round at virtual time `now`: agent i steps only once
-// `now` reaches ready[i] (one entry per agent, 0 at the launch's start),
-// the model timing what each step persists and setting ready[i] to when
-// that is complete; an agent still waiting counts as busy.
-agent_round step_agents_at(launch_state& L, timing_model& model, vtime now, std::vector<vtime>& ready);
+// The timed schedule's round at virtual time `now`, in an order drawn from
+// `order`: agent i steps only once `now` reaches ready[i] (one entry per
+// agent, 0 at the launch's start), the model timing what each step
+// persists and setting ready[i] to when that is complete; an agent still
+// waiting counts as busy.
+agent_round step_agents_at(launch_state& L, choice_policy& order, timing_model& model, vtime now,
+                           std::vector<vtime>& ready);
 // The earliest ready time after `now` (vtime_never: none).
 vtime next_agent_ready(const std::vector<vtime>& ready, vtime now);
 

@@ -72,14 +72,28 @@ class pool_domain final : public persist_domain {
     // Cache-line flushes: each run of adjacent lines; msync: runs that share
     // pages. An observer (a trace, the timed mode's model) is told each run
     // of adjacent lines: what was asked for, not the pages around it.
+    observer* const watching = host_observer();
     const bool line_flushes = (map_->mode() == durability::pmem && map_->is_pmem()) ||
-                              map_->mode() == durability::flush || host_observer() != nullptr;
+                              map_->mode() == durability::flush || watching != nullptr;
     thread_local std::vector<merged_range> runs;
     merge_lines(lines, n, line_flushes ? persist_line_bytes : flush_unit_bytes(), runs);
     if (!line_flushes && map_->journals()) {
       if (!runs.empty()) map_->persist_group(runs.data(), runs.size());
       return;
     }
+    // An observer hears the runs as one persist: written back together,
+    // waited for once (a fence after the cache-line write-backs).
+    struct told_as_one {
+      observer* o;
+      explicit told_as_one(observer* w) : o(w) {
+        if (o) o->host_persists_begin();
+      }
+      ~told_as_one() {
+        if (o) o->host_persists_end();
+      }
+      told_as_one(const told_as_one&) = delete;
+      told_as_one& operator=(const told_as_one&) = delete;
+    } group(watching);
     for (const merged_range& r : runs) map_->persist(r.p, r.bytes);
   }
 

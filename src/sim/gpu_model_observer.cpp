@@ -4,6 +4,8 @@
 // observer (a trace recorder beside the timing model).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "gpmx/sim/gpu_model.hpp"
 #include "gpmx/support/error.hpp"
 
@@ -103,14 +105,28 @@ void gpu_model::agent_end(std::string_view agent) {
 void gpu_model::host_persist(const void* p, std::uint64_t bytes, const source_loc& loc) {
   if (passenger_) passenger_->host_persist(p, bytes, loc);
   if (agent_stepping_) {  // an agent beside the launch: timed as host write-backs
-    agent_now_ = mem_.host_pm_write(bytes, agent_now_);
-    if (tracker_) tracker_->host_persisted(p, bytes, agent_now_);
+    const picos durable = mem_.host_pm_write(bytes, agent_now_);
+    if (tracker_) tracker_->host_persisted(p, bytes, durable);
+    if (grouped_) group_done_ = std::max(group_done_, durable);
+    else agent_now_ = durable;
     return;
   }
   // A kernel thread's persists reach the pool's mapping too (the cpu
   // executor's own durability); in the timed mode the model says when
   // those are durable, so only host code's count here.
   if (tracker_ && !in_launch_) tracker_->host_persisted(p, bytes, totals_.end);
+}
+
+void gpu_model::host_persists_begin() {
+  if (passenger_) passenger_->host_persists_begin();
+  grouped_ = true;
+  group_done_ = agent_now_;
+}
+
+void gpu_model::host_persists_end() {
+  if (passenger_) passenger_->host_persists_end();
+  grouped_ = false;
+  agent_now_ = std::max(agent_now_, group_done_);
 }
 
 void gpu_model::host_detached() {

@@ -11,6 +11,7 @@
 
 #include "gpmx/exec/agent.hpp"
 #include "gpmx/exec/cpu/executor.hpp"
+#include "gpmx/exec/persist_domain.hpp"
 #include "gpmx/pm/pool.hpp"
 #include "gpmx/sim/durability_tracker.hpp"
 #include "gpmx/sim/gpu_model.hpp"
@@ -143,6 +144,64 @@ TEST(TimedAgents, UnderAdrThePersistsLastLineWaitsForTheLinesBeforeIt) {
   run_writer(run, a, go);
   EXPECT_GE(a.at(1), a.at(0) + write_time(c, written - c.l1.line));
   EXPECT_TRUE(run.durable_at(a.at(1)));
+}
+
+// Eight scattered lines: persisted one by one, each waits for the one
+// before (a fence after each); persisted as one list of lines, their
+// write-backs go together and are waited for once.
+class lines_agent final : public agent {
+ public:
+  lines_agent(pm::region& r, const cpu::executor& ex, std::uint64_t* go, bool one_by_one)
+      : r_(r), ex_(ex), go_(go), one_by_one_(one_by_one) {}
+  step_result step() override {
+    if (steps_ == 2) return step_result::idle;
+    at_[steps_] = ex_.virtual_time();
+    if (steps_ == 0) {
+      std::uintptr_t lines[8];
+      for (std::uint64_t k = 0; k < 8; ++k) {
+        std::byte* p = r_.data() + k * 4096;  // a line in each of eight pages
+        std::memset(p, 0x77, persist_line_bytes);
+        lines[k] = reinterpret_cast<std::uintptr_t>(p) / persist_line_bytes;
+        if (one_by_one_) r_.persist(k * 4096, persist_line_bytes);
+      }
+      if (!one_by_one_) r_.domain()->persist_lines(lines, 8);
+    } else {
+      std::atomic_ref<std::uint64_t>(*go_).store(1, std::memory_order_release);
+    }
+    ++steps_;
+    return step_result::progressed;
+  }
+  std::string_view name() const override { return "lines"; }
+  vtime took() const { return at_[1] - at_[0]; }
+
+ private:
+  pm::region& r_;
+  const cpu::executor& ex_;
+  std::uint64_t* go_;
+  bool one_by_one_;
+  int steps_ = 0;
+  vtime at_[2] = {0, 0};
+};
+
+TEST(TimedAgents, APersistOfAListOfLinesIsWaitedForOnceNotLineByLine) {
+  vtime took[2] = {0, 0};
+  sim::sim_config c;
+  sim::set_parameter(c, "persist.domain", "media");
+  for (const bool one_by_one : {false, true}) {
+    agent_run run(c);
+    std::uint64_t go = 0;
+    lines_agent a(run.region, run.ex, &go, one_by_one);
+    {
+      auto on = run.ex.attach(a);
+      run.ex.launch({dim3(1), dim3(32), 0, "wait_for_agent"}, wait_for_agent{}, &go);
+    }
+    EXPECT_EQ(run.gpu.memory().stats().host_pm_write_bytes, 8 * persist_line_bytes);
+    took[one_by_one ? 1 : 0] = a.took();
+  }
+  const auto nvm_latency = sim::picos(c.nvm.latency_ns * 1000);
+  EXPECT_GE(took[1], 8 * nvm_latency) << "one by one: eight round trips";
+  EXPECT_GE(took[0], nvm_latency);
+  EXPECT_LT(took[0], 2 * nvm_latency) << "as one list: one round trip";
 }
 
 }  // namespace

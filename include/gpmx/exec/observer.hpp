@@ -106,6 +106,10 @@ class observer {
   virtual void pool_unmapped(const void* /*base*/) {}
   // Host code made [address, address + bytes) of a pool durable.
   virtual void host_persist(const void* /*address*/, std::uint64_t /*bytes*/, const source_loc&) {}
+  // The host persists between these are one: write-backs issued together
+  // and waited for once (a pool's persist of a list of lines).
+  virtual void host_persists_begin() {}
+  virtual void host_persists_end() {}
   // The executor that installed it as host observer is going away.
   virtual void host_detached() {}
 };

@@ -55,9 +55,10 @@ class gpu_model final : public timing_model {
   vtime launch_end(vtime now, const sm_activity* sms) override;
   void launch_failed() override;
   // An agent's persists while a launch runs (a log truncator on the host):
-  // each a host write-back to the NVM (memory_system::host_pm_write) that
-  // starts when the one before is durable; crash images follow their
-  // bytes. The launch ends no earlier than the last of them.
+  // host write-backs to the NVM (memory_system::host_pm_write); a persist
+  // starts when the one before it is durable, the ranges of one grouped
+  // persist (host_persists_begin/end) all at once; crash images follow
+  // their bytes. The launch ends no earlier than the last of them.
   void agent_step_begins(vtime now) override;
   vtime agent_step_ends(vtime now) override;
 
@@ -102,6 +103,8 @@ class gpu_model final : public timing_model {
   void agent_begin(std::string_view agent) override;
   void agent_end(std::string_view agent) override;
   void host_persist(const void* p, std::uint64_t bytes, const source_loc& loc) override;
+  void host_persists_begin() override;
+  void host_persists_end() override;
   void host_detached() override;
 
   const sim_config& config() const { return mem_.config(); }
@@ -150,6 +153,8 @@ class gpu_model final : public timing_model {
   bool in_launch_ = false;
   bool agent_stepping_ = false;
   picos agent_now_ = 0;     // the stepping agent's time: its last persist's completion
+  bool grouped_ = false;    // inside host_persists_begin/end
+  picos group_done_ = 0;    // the grouped persist's last completion
   picos agents_until_ = 0;  // the launch's agents' last persist's completion
 };
 
