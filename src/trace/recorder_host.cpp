@@ -53,15 +53,7 @@ void recorder::host_persist(const void* p, std::uint64_t bytes, const source_loc
   if (in_kernel_) return agent_persist(p, bytes, loc);
   event as;
   as.launch = host_launch;
-  as.text = intern_file(loc.file_name());
-  as.line = loc.line();
-  record_changes(as);
-  event e = as;
-  e.kind = event_kind::host_persist;
-  e.address = reinterpret_cast<std::uintptr_t>(p);
-  e.bytes = bytes;
-  e.po = host_po_++;
-  trace_.events.push_back(e);
+  record_persist(as, event_kind::host_persist, p, bytes, loc, host_po_);
 }
 
 void recorder::agent_begin(std::string_view agent) {
@@ -78,15 +70,19 @@ void recorder::agent_persist(const void* p, std::uint64_t bytes, const source_lo
   as.launch = launches_;
   as.block = agent_block;
   as.warp = agent_;
+  record_persist(as, event_kind::persist_range, p, bytes, loc, agent_po_[agent_]);
+}
+
+void recorder::record_persist(event as, event_kind kind, const void* p, std::uint64_t bytes, const source_loc& loc,
+                              std::uint64_t& po) {
   as.text = intern_file(loc.file_name());
   as.line = loc.line();
-  record_changes(as);
-  event e = as;
-  e.kind = event_kind::persist_range;
-  e.address = reinterpret_cast<std::uintptr_t>(p);
-  e.bytes = bytes;
-  e.po = agent_po_[agent_]++;
-  trace_.events.push_back(e);
+  record_changes(as);  // numbers the stores it finds from the same counter, before the persist
+  as.kind = kind;
+  as.address = reinterpret_cast<std::uintptr_t>(p);
+  as.bytes = bytes;
+  as.po = po++;
+  trace_.events.push_back(as);
 }
 
 void recorder::record_changes(const event& as) {

@@ -96,6 +96,11 @@ class recorder final : public observer {
   void absorb_kernel_stores();
   // A persist by the agent stepping now (agent_): its stores, then the persist.
   void agent_persist(const void* p, std::uint64_t bytes, const source_loc& loc);
+  // The stores found at a persist of [p, p + bytes) by `as`'s thread (its
+  // launch, block and warp), then the persist as an event of `kind`, its
+  // program order from `po` (the thread's counter).
+  void record_persist(event as, event_kind kind, const void* p, std::uint64_t bytes, const source_loc& loc,
+                      std::uint64_t& po);
 
   trace trace_;
   std::uint32_t launches_ = 0;
