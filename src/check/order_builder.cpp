@@ -68,7 +68,8 @@ struct release_record {
   set_ptr cumulative, durable_hb;
 };
 
-// Agents are no threads of the model: their steps order nothing.
+// An agent_step event marks where an agent worked and orders nothing; an
+// agent's stores and persists are events of its own thread (agent_block).
 bool is_thread_event(event_kind k) {
   return k != event_kind::kernel_begin && k != event_kind::kernel_end && k != event_kind::agent_step;
 }
