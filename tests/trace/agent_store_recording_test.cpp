@@ -14,6 +14,7 @@
 #include "gpmx/pm/view.hpp"
 #include "gpmx/support/scratch_dir.hpp"
 #include "gpmx/trace/recorder.hpp"
+#include "trace/find_store.hpp"
 
 namespace {
 using namespace gpmx;
@@ -64,13 +65,7 @@ TEST(AgentStoreRecording, AnAgentsPersistRecordsItsStoresAndAPersistRangeOfItsTh
     ex.launch({dim3(1), dim3(1), 0, "store_then_wait"}, store_then_wait{}, r.span<std::uint64_t>(), &go);
   }
   const trace::trace t = rec.take();
-  auto find_store = [&](std::uint64_t value) {
-    return std::find_if(t.events.begin(), t.events.end(), [&](const trace::event& e) {
-      std::uint64_t v = 0;
-      std::memcpy(&v, e.data.data(), std::min<std::size_t>(8, e.value_bytes));
-      return e.kind == event_kind::pm_write && v == value;
-    });
-  };
+  auto find_store = [&](std::uint64_t value) { return trace::testing::find_store(t, value); };
   const auto kernel = find_store(0x1111111111111111), agents = find_store(0x3333333333333333);
   const auto later = find_store(0x2222222222222222), unpersisted = find_store(0x4444444444444444);
   ASSERT_NE(kernel, t.events.end());

@@ -13,6 +13,7 @@
 #include "gpmx/support/scratch_dir.hpp"
 #include "gpmx/trace/recorder.hpp"
 #include "gpmx/trace/trace_file.hpp"
+#include "trace/find_store.hpp"
 
 namespace {
 using namespace gpmx;
@@ -51,13 +52,7 @@ TEST(HostRecording, PoolImagesHostStoresHostPersistsAndUnviewedKernelStores) {
   EXPECT_EQ(t.pools[0].before.size(), t.pools[0].length);
   const std::uint64_t base = t.pools[0].base;
 
-  auto find_store = [&](std::uint64_t value) {
-    return std::find_if(t.events.begin(), t.events.end(), [&](const trace::event& e) {
-      std::uint64_t v = 0;
-      std::memcpy(&v, e.data.data(), std::min<std::size_t>(8, e.value_bytes));
-      return e.kind == event_kind::pm_write && v == value;
-    });
-  };
+  auto find_store = [&](std::uint64_t value) { return trace::testing::find_store(t, value); };
   const auto seven = find_store(0x0707070707070707), eight = find_store(0x0808080808080808);
   const auto viewed = find_store(0x1111111111111111), raw = find_store(0x2222222222222222);
   ASSERT_NE(seven, t.events.end());
