@@ -20,10 +20,14 @@ std::string concat(std::initializer_list<std::string_view> parts) {
   return out;
 }
 
+// An agent's events keep its name's string in `warp`.
+std::string agent_name(const trace::trace& t, const trace::event& e) {
+  return e.warp < t.strings.size() ? t.strings[e.warp] : "?";
+}
+
 std::string thread_name(const trace::trace& t, const trace::event& e) {
   if (trace::is_host(e)) return "the host";
-  if (trace::is_agent(e))
-    return fmt::format("agent '{}' beside launch {}", e.warp < t.strings.size() ? t.strings[e.warp] : "?", e.launch);
+  if (trace::is_agent(e)) return fmt::format("agent '{}' beside launch {}", agent_name(t, e), e.launch);
   return fmt::format("block {} warp {} lane {}", e.block, e.warp, e.lane);
 }
 }  // namespace rules
@@ -64,8 +68,7 @@ std::string event_site(const trace::trace& t, std::uint64_t i) {
   if (e.kind == event_kind::pm_write && e.block == trace::unviewed_block)
     return concat({"a store kernel '", file, "' made without a PM view", index});
   if (e.kind == event_kind::pm_write && trace::is_agent(e)) {
-    const std::string agent = e.warp < t.strings.size() ? t.strings[e.warp] : "?";
-    return concat({"a store by agent '", agent, "' to ", pool_offset(t, e.address), ", found at its persist at ", file,
+    return concat({"a store by agent '", rules::agent_name(t, e), "' to ", pool_offset(t, e.address), ", found at its persist at ", file,
                    ":", std::to_string(e.line), index});
   }
   return concat({file, ":", std::to_string(e.line), index});

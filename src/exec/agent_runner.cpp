@@ -7,46 +7,45 @@
 
 namespace gpmx::cpu::detail {
 
+namespace {
+// One step of `a`, told to the observer, added to `round`.
+agent::step_result step_observed(launch_state& L, agent& a, agent_round& round) {
+  if (L.obs) L.obs->agent_begin(a.name());
+  const agent::step_result r = a.step();
+  if (L.obs) L.obs->agent_end(a.name());
+  if (r == agent::step_result::progressed) {
+    round.progressed = true;
+    if (L.obs) L.obs->agent_step(a.name());
+  }
+  round.busy |= r != agent::step_result::idle;
+  return r;
+}
+}  // namespace
+
 agent_round step_agents(launch_state& L, choice_policy& order) {
   agent_round round;
   if (L.agents.empty()) return round;
   std::vector<agent*> agents = L.agents;
   order.shuffle(agents.begin(), agents.end());
-  for (agent* a : agents) {
-    if (L.obs) L.obs->agent_begin(a->name());
-    const agent::step_result r = a->step();
-    if (L.obs) L.obs->agent_end(a->name());
-    if (r == agent::step_result::progressed) {
-      round.progressed = true;
-      if (L.obs) L.obs->agent_step(a->name());
-    }
-    round.busy |= r != agent::step_result::idle;
-  }
+  for (agent* a : agents) (void)step_observed(L, *a, round);
   return round;
 }
 
 agent_round step_agents_at(launch_state& L, choice_policy& order, timing_model& model, vtime now,
-                           std::vector<vtime>& ready) {
+                           std::vector<vtime>& ready, std::vector<std::size_t>& order_scratch) {
   agent_round round;
-  std::vector<std::size_t> agents(L.agents.size());
-  std::iota(agents.begin(), agents.end(), std::size_t(0));
-  order.shuffle(agents.begin(), agents.end());  // as step_agents draws it
-  for (const std::size_t i : agents) {
+  order_scratch.resize(L.agents.size());
+  std::iota(order_scratch.begin(), order_scratch.end(), std::size_t(0));
+  order.shuffle(order_scratch.begin(), order_scratch.end());  // as step_agents draws it
+  for (const std::size_t i : order_scratch) {
     if (ready[i] > now) {  // waiting for its persists
       round.busy = true;
       continue;
     }
-    agent* a = L.agents[i];
     model.agent_step_begins(now);
-    if (L.obs) L.obs->agent_begin(a->name());
-    const agent::step_result r = a->step();
-    if (L.obs) L.obs->agent_end(a->name());
+    (void)step_observed(L, *L.agents[i], round);
     ready[i] = model.agent_step_ends(now);
-    if (r == agent::step_result::progressed) {
-      round.progressed = true;
-      if (L.obs) L.obs->agent_step(a->name());
-    }
-    round.busy |= r != agent::step_result::idle || ready[i] > now;
+    round.busy |= ready[i] > now;
   }
   return round;
 }

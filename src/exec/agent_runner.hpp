@@ -25,9 +25,10 @@ agent_round step_agents(launch_state& L, choice_policy& order);
 // `order`: agent i steps only once `now` reaches ready[i] (one entry per
 // agent, 0 at the launch's start), the model timing what each step
 // persists and setting ready[i] to when that is complete; an agent still
-// waiting counts as busy.
+// waiting counts as busy. order_scratch: the caller's, so a round
+// allocates nothing (the timed schedule steps agents at every issue).
 agent_round step_agents_at(launch_state& L, choice_policy& order, timing_model& model, vtime now,
-                           std::vector<vtime>& ready);
+                           std::vector<vtime>& ready, std::vector<std::size_t>& order_scratch);
 // The earliest ready time after `now` (vtime_never: none).
 vtime next_agent_ready(const std::vector<vtime>& ready, vtime now);
 

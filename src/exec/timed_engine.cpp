@@ -373,7 +373,7 @@ void timed_engine::run(launch_state& L) {
       if (L.abort.load(std::memory_order_relaxed)) break;
       bool agents_busy = false;
       if (!L.agents.empty()) {
-        const agent_round a = step_agents_at(L, unused_policy(), *model_, clock_, agent_ready_);
+        const agent_round a = step_agents_at(L, unused_policy(), *model_, clock_, agent_ready_, agent_order_);
         agents_busy = a.busy;
         if (a.progressed) {
           ++epoch_;

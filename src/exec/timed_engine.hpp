@@ -98,6 +98,7 @@ class timed_engine final : private timed_waker {
   std::vector<unit_rec> units_;
   std::vector<sm_activity> activity_;
   std::vector<vtime> agent_ready_;  // per agent: when its last step's persists complete
+  std::vector<std::size_t> agent_order_;  // step_agents_at's scratch
   std::vector<std::unique_ptr<block_rec>> resident_;
   std::vector<std::unique_ptr<block_scheduler>> schedulers_;
   std::vector<block_scheduler*> spare_;
