@@ -9,7 +9,9 @@
 
 #include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/exec/errors.hpp"
+#include "gpmx/exec/kernel_memory.hpp"
 #include "gpmx/exec/mem_view.hpp"
+#include "gpmx/sim/canonical_memory.hpp"
 #include "gpmx/sim/gpu_model.hpp"
 #include "kernels/sim_kernels.hpp"
 
@@ -99,7 +101,10 @@ std::vector<result> run_sim_bench(const sim::sim_config& c, const sim_bench_opti
   const std::uint32_t block = 256;
   const std::uint64_t threads = (std::uint64_t(o.warps) * 32 + block - 1) / block * block;
   const launch_config cfg{dim3(std::uint32_t(threads / block)), dim3(block), 0, "bench"};
-  std::vector<std::uint32_t> in(threads * o.iterations, 1), out(threads);
+  // Buffers on pages of their own, as gpmx sim's workloads get them: the
+  // simulated addresses, and so the figures, do not depend on the host's heap.
+  const sim::canonical_kernel_memory canonical;
+  kernel_vector<std::uint32_t> in(threads * o.iterations, 1), out(threads);
   std::vector<result> rows;
 
   if (wanted("memory_bound")) {
@@ -113,7 +118,7 @@ std::vector<result> run_sim_bench(const sim::sim_config& c, const sim_bench_opti
                                          threads, o.iterations)));
   }
   if (wanted("memory_copy")) {
-    std::vector<std::uint32_t> copy(in.size());
+    kernel_vector<std::uint32_t> copy(in.size());
     for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::uint32_t(i);
     const auto runs = run_warm(c, o.repeat, progress, "copy", [&](cpu::executor& ex) {
       ex.launch(cfg, stream_copy{}, global_span<const std::uint32_t>(in.data(), in.size()), o.iterations,
@@ -128,7 +133,7 @@ std::vector<result> run_sim_bench(const sim::sim_config& c, const sim_bench_opti
   // partner works (200 instructions a round), as persist acquires and
   // flags spin in the SBRP workloads (the scan's runs are mostly spin tries).
   if (wanted("spin")) {
-    std::vector<std::uint32_t> flags((threads / 64 + 1) * 32);
+    kernel_vector<std::uint32_t> flags((threads / 64 + 1) * 32);
     const auto runs = run_warm(c, o.repeat, progress, "spin", [&](cpu::executor& ex) {
       std::fill(flags.begin(), flags.end(), 0u);
       ex.launch(cfg, flag_pairs{}, flags.data(), o.iterations, 200u,

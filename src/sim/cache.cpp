@@ -18,30 +18,28 @@ sectored_cache::sectored_cache(std::uint64_t size, std::uint32_t line, std::uint
   sets_ = std::uint32_t(size / (std::uint64_t(line) * ways));
   line_shift_ = unsigned(std::countr_zero(line));
   const std::uint32_t n = sets_ * ways_;
-  lines_.assign(n, cache_line{});
-  used_.assign(n, 0);
-  prev_.assign(n, npos);
-  next_.assign(n, npos);
-  head_.assign(sets_, npos);
-  tail_.assign(sets_, npos);
+  cache_line unused{};
+  unused.line_addr = empty_key;
+  lines_.assign(n, unused);
+  links_.assign(n, links{});
+  ends_.assign(sets_, ends{});
   for (std::uint32_t i = 0; i < n; ++i) push_back(i);
   std::size_t slots = std::bit_ceil(std::size_t(n) * 2);
-  keys_.assign(slots, empty_key);
-  vals_.assign(slots, npos);
+  table_.assign(slots, table_slot{});
   table_mask_ = slots - 1;
 }
 
 void sectored_cache::table_insert(std::uint64_t line_addr, std::uint32_t index) {
   std::size_t h = slot_of(line_addr);
-  while (keys_[h] != empty_key) h = (h + 1) & table_mask_;
-  keys_[h] = line_addr;
-  vals_[h] = index;
+  while (table_[h].key != empty_key) h = (h + 1) & table_mask_;
+  table_[h] = table_slot{line_addr, index};
 }
 
 void sectored_cache::table_erase(std::uint64_t line_addr) {
+  if (line_addr == memo_key_) memo_key_ = empty_key;
   std::size_t i = slot_of(line_addr);
-  while (keys_[i] != line_addr) {
-    if (keys_[i] == empty_key) return;
+  while (table_[i].key != line_addr) {
+    if (table_[i].key == empty_key) return;
     i = (i + 1) & table_mask_;
   }
   // Backward-shift deletion: pull later entries of the probe run into the
@@ -49,49 +47,46 @@ void sectored_cache::table_erase(std::uint64_t line_addr) {
   std::size_t j = i;
   for (;;) {
     j = (j + 1) & table_mask_;
-    if (keys_[j] == empty_key) break;
-    std::size_t home = slot_of(keys_[j]);
+    if (table_[j].key == empty_key) break;
+    std::size_t home = slot_of(table_[j].key);
     if (((j - home) & table_mask_) >= ((j - i) & table_mask_)) {
-      keys_[i] = keys_[j];
-      vals_[i] = vals_[j];
+      table_[i] = table_[j];
       i = j;
     }
   }
-  keys_[i] = empty_key;
-  vals_[i] = npos;
+  table_[i] = table_slot{};
 }
 
 void sectored_cache::unlink(std::uint32_t i) {
-  std::uint32_t s = i / ways_;
-  if (prev_[i] != npos) next_[prev_[i]] = next_[i];
-  else head_[s] = next_[i];
-  if (next_[i] != npos) prev_[next_[i]] = prev_[i];
-  else tail_[s] = prev_[i];
-  prev_[i] = next_[i] = npos;
+  ends& e = ends_[i / ways_];
+  const links l = links_[i];
+  if (l.prev != npos) links_[l.prev].next = l.next;
+  else e.head = l.next;
+  if (l.next != npos) links_[l.next].prev = l.prev;
+  else e.tail = l.prev;
+  links_[i] = links{};
 }
 
 void sectored_cache::push_front(std::uint32_t i) {
-  std::uint32_t s = i / ways_;
-  prev_[i] = npos;
-  next_[i] = head_[s];
-  if (head_[s] != npos) prev_[head_[s]] = i;
-  else tail_[s] = i;
-  head_[s] = i;
+  ends& e = ends_[i / ways_];
+  links_[i] = links{npos, e.head};
+  if (e.head != npos) links_[e.head].prev = i;
+  else e.tail = i;
+  e.head = i;
 }
 
 void sectored_cache::push_back(std::uint32_t i) {
-  std::uint32_t s = i / ways_;
-  next_[i] = npos;
-  prev_[i] = tail_[s];
-  if (tail_[s] != npos) next_[tail_[s]] = i;
-  else head_[s] = i;
-  tail_[s] = i;
+  ends& e = ends_[i / ways_];
+  links_[i] = links{e.tail, npos};
+  if (e.tail != npos) links_[e.tail].next = i;
+  else e.head = i;
+  e.tail = i;
 }
 
 void sectored_cache::drop(std::uint32_t i) {
   table_erase(lines_[i].line_addr);
   lines_[i] = cache_line{};
-  used_[i] = 0;
+  lines_[i].line_addr = empty_key;
   // Invalid lines stay at the least recently used end, so allocation takes
   // them before evicting anything.
   unlink(i);
@@ -101,7 +96,7 @@ void sectored_cache::drop(std::uint32_t i) {
 std::uint32_t sectored_cache::lookup(std::uint64_t line_addr, std::uint32_t mask) {
   std::uint32_t i = index_of(line_addr);
   if (i == npos) return 0;
-  if (head_[i / ways_] != i) {
+  if (ends_[i / ways_].head != i) {
     unlink(i);
     push_front(i);
   }
@@ -112,23 +107,24 @@ cache_line& sectored_cache::allocate(std::uint64_t line_addr, evicted_line& vict
   victim.valid = false;
   std::uint32_t i = index_of(line_addr);
   if (i != npos) {
-    if (head_[i / ways_] != i) {
+    if (ends_[i / ways_].head != i) {
       unlink(i);
       push_front(i);
     }
     return lines_[i];
   }
   const std::uint32_t s = set_of(line_addr);
-  i = tail_[s];
+  i = ends_[s].tail;
   cache_line& l = lines_[i];
-  if (used_[i]) {
+  if (used(i)) {
     if (l.valid) victim = evicted_line{true, l.line_addr, l.valid, l.dirty, l.tag};
     table_erase(l.line_addr);
   }
-  used_[i] = 1;
   l = cache_line{};
   l.line_addr = line_addr;
   table_insert(line_addr, i);
+  memo_key_ = line_addr;
+  memo_index_ = i;
   unlink(i);
   push_front(i);
   return l;

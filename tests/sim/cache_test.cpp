@@ -93,3 +93,29 @@ TEST(Cache, SetAssociativeKeepsEveryLineOfASetUpToItsWays) {
 }
 
 }  // namespace
+
+TEST(Cache, RepeatedLookupsOfOneLineSeeItsEvictionAndInvalidation) {
+  // The cache remembers its last answer; an evicted or invalidated line
+  // must not be found through it.
+  sectored_cache c(128 * 2, 128, 32, 2);  // one set of two ways
+  evicted_line v;
+  c.fill(0x000, 0xf, 0, v);
+  ASSERT_NE(c.find(0x000), nullptr);
+  EXPECT_EQ(c.lookup(0x000, 0xf), 0xfu);
+  c.fill(0x080, 0xf, 0, v);
+  c.fill(0x100, 0xf, 0, v);  // evicts 0x000, the least recently used
+  ASSERT_TRUE(v.valid);
+  EXPECT_EQ(v.line_addr, 0x000u);
+  EXPECT_EQ(c.find(0x000), nullptr);
+  EXPECT_EQ(c.lookup(0x000, 0xf), 0u);
+  ASSERT_NE(c.find(0x100), nullptr);
+  EXPECT_TRUE(c.invalidate(0x100));
+  EXPECT_EQ(c.find(0x100), nullptr);
+  EXPECT_EQ(c.lookup(0x100, 0xf), 0u);
+  c.fill(0x000, 0x1, 2, v);  // takes the invalidated way: nothing evicted
+  EXPECT_FALSE(v.valid);
+  ASSERT_NE(c.find(0x000), nullptr);
+  EXPECT_EQ(c.find(0x000)->tag, 2u);
+  EXPECT_EQ(c.lookup(0x000, 0xf), 0x1u) << "a line refilled after its eviction starts with no sectors";
+  EXPECT_EQ(c.lookup(0x080, 0xf), 0xfu);
+}

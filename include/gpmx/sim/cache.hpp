@@ -110,7 +110,7 @@ class sectored_cache {
   std::size_t invalidate_if(Pred&& pred) {
     std::size_t n = 0;
     for (std::uint32_t i = 0; i < lines_.size(); ++i)
-      if (used_[i] && pred(static_cast<const cache_line&>(lines_[i]))) {
+      if (used(i) && pred(static_cast<const cache_line&>(lines_[i]))) {
         drop(i);
         ++n;
       }
@@ -136,9 +136,16 @@ class sectored_cache {
   static constexpr std::uint64_t empty_key = ~std::uint64_t(0);
 
   std::uint32_t index_of(std::uint64_t line_addr) const {
+    // A request looks its line up several times in a row (find, lookup,
+    // fill): the last answer is kept.
+    if (line_addr == memo_key_) return memo_index_;
     std::size_t h = slot_of(line_addr);
-    while (keys_[h] != empty_key) {
-      if (keys_[h] == line_addr) return vals_[h];
+    while (table_[h].key != empty_key) {
+      if (table_[h].key == line_addr) {
+        memo_key_ = line_addr;
+        memo_index_ = table_[h].index;
+        return memo_index_;
+      }
       h = (h + 1) & table_mask_;
     }
     return npos;
@@ -150,16 +157,31 @@ class sectored_cache {
   void push_front(std::uint32_t i);  // most recently used
   void push_back(std::uint32_t i);   // least recently used
   void drop(std::uint32_t i);
+  bool used(std::uint32_t i) const { return lines_[i].line_addr != empty_key; }
+
+  // What one lookup touches sits together: a table slot holds the key with
+  // its index, a line's two LRU links share a word, a set's ends another
+  // (the model's tables are cold by the time a warp's next request comes).
+  struct table_slot {
+    std::uint64_t key = empty_key;  // line address ...
+    std::uint32_t index = npos;     // ... to index in lines_
+  };
+  struct links {
+    std::uint32_t prev = npos, next = npos;
+  };
+  struct ends {
+    std::uint32_t head = npos, tail = npos;  // most and least recently used
+  };
 
   std::uint32_t line_, sector_, ways_, sets_;
   unsigned line_shift_;
-  std::vector<cache_line> lines_;           // set s holds ways [s * ways, (s + 1) * ways)
-  std::vector<std::uint8_t> used_;          // allocated (in the hash table), valid sectors or not
-  std::vector<std::uint32_t> prev_, next_;  // LRU links within a set
-  std::vector<std::uint32_t> head_, tail_;  // per set: most and least recently used
-  std::vector<std::uint64_t> keys_;         // hash table: line address ...
-  std::vector<std::uint32_t> vals_;         // ... to index in lines_
+  std::vector<cache_line> lines_;  // set s holds ways [s * ways, (s + 1) * ways); line_addr empty_key: unused
+  std::vector<links> links_;       // LRU links within a set
+  std::vector<ends> ends_;         // per set
+  std::vector<table_slot> table_;  // open addressing, linear probing
   std::size_t table_mask_ = 0;
+  mutable std::uint64_t memo_key_ = empty_key;
+  mutable std::uint32_t memo_index_ = npos;
 };
 
 }  // namespace gpmx::sim
