@@ -154,6 +154,9 @@ void check_references(const trace& t, const reader& r) {
     const std::uint64_t at = header_bytes + i * record_bytes;
     if (e.text != no_string && e.text >= t.strings.size())
       r.fail(at + 72, fmt::format("event #{} names string {}, but the table has {}", i, e.text, t.strings.size()));
+    if (is_agent(e) && e.warp >= t.strings.size())  // an agent's name is a string
+      r.fail(at + 16, fmt::format("agent event #{} names string {} as its agent, but the table has {}", i, e.warp,
+                                  t.strings.size()));
     if (e.kind == event_kind::kernel_begin && e.line != 0 && e.value >= t.strings.size())
       r.fail(at + 48, fmt::format("launch #{} names string {} as its file, but the table has {}", i, e.value,
                                   t.strings.size()));

@@ -89,6 +89,22 @@ TEST(TraceFile, RejectsCorruptRecords) {
   expect_rejected(bytes, bytes.size() - 1, "unexpected bytes");
 }
 
+TEST(TraceFile, RejectsAnAgentEventWhoseNameIsNoString) {
+  trace::trace t = sample();
+  std::size_t i = 0;
+  const auto kernel_thread = [](const trace::event& e) {
+    return !trace::is_host(e) && e.kind != trace::event_kind::kernel_begin && e.kind != trace::event_kind::kernel_end;
+  };
+  while (i < t.events.size() && !kernel_thread(t.events[i])) ++i;
+  ASSERT_LT(i, t.events.size()) << "the sample has a kernel thread's event";
+  t.events[i].block = trace::agent_block;  // an agent's event: `warp` holds its name's string
+  t.events[i].warp = std::uint32_t(t.strings.size());
+  const std::size_t at = trace::header_bytes + i * trace::record_bytes;
+  expect_rejected(trace::encode(t), at + 16, "as its agent");
+  t.events[i].warp = 0;  // a string of the table: accepted
+  EXPECT_EQ(trace::decode(trace::encode(t), "sample.trace").events.size(), t.events.size());
+}
+
 TEST(TraceFile, DumpsOneLinePerEvent) {
   std::ostringstream out;
   trace::dump(sample(), out);
