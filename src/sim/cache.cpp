@@ -24,19 +24,31 @@ sectored_cache::sectored_cache(std::uint64_t size, std::uint32_t line, std::uint
   links_.assign(n, links{});
   ends_.assign(sets_, ends{});
   for (std::uint32_t i = 0; i < n; ++i) push_back(i);
-  std::size_t slots = std::bit_ceil(std::size_t(n) * 2);
-  table_.assign(slots, table_slot{});
-  table_mask_ = slots - 1;
+  if (hashed()) {
+    std::size_t slots = std::bit_ceil(std::size_t(n) * 2);
+    table_.assign(slots, table_slot{});
+    table_mask_ = slots - 1;
+  } else {
+    tags_.assign(n, empty_key);
+  }
 }
 
 void sectored_cache::table_insert(std::uint64_t line_addr, std::uint32_t index) {
+  if (!hashed()) {
+    tags_[index] = line_addr;
+    return;
+  }
   std::size_t h = slot_of(line_addr);
   while (table_[h].key != empty_key) h = (h + 1) & table_mask_;
   table_[h] = table_slot{line_addr, index};
 }
 
-void sectored_cache::table_erase(std::uint64_t line_addr) {
+void sectored_cache::table_erase(std::uint64_t line_addr, std::uint32_t index) {
   if (line_addr == memo_key_) memo_key_ = empty_key;
+  if (!hashed()) {
+    tags_[index] = empty_key;
+    return;
+  }
   std::size_t i = slot_of(line_addr);
   while (table_[i].key != line_addr) {
     if (table_[i].key == empty_key) return;
@@ -84,7 +96,7 @@ void sectored_cache::push_back(std::uint32_t i) {
 }
 
 void sectored_cache::drop(std::uint32_t i) {
-  table_erase(lines_[i].line_addr);
+  table_erase(lines_[i].line_addr, i);
   lines_[i] = cache_line{};
   lines_[i].line_addr = empty_key;
   // Invalid lines stay at the least recently used end, so allocation takes
@@ -118,7 +130,7 @@ cache_line& sectored_cache::allocate(std::uint64_t line_addr, evicted_line& vict
   cache_line& l = lines_[i];
   if (used(i)) {
     if (l.valid) victim = evicted_line{true, l.line_addr, l.valid, l.dirty, l.tag};
-    table_erase(l.line_addr);
+    table_erase(l.line_addr, i);
   }
   l = cache_line{};
   l.line_addr = line_addr;

@@ -6,9 +6,12 @@
 // absent, evicting the set's least recently used line, which is handed back
 // so the caller can write its dirty sectors back.
 //
-// Lookups do not scan the ways: an open-addressed hash table maps a line to
-// its way and each set keeps an intrusive LRU list, so a 512-way fully
-// associative L1 costs what a 4-way cache does.
+// Lookups of a cache with many ways do not scan them: an open-addressed
+// hash table maps a line to its way, so a 512-way fully associative L1
+// costs what a 4-way cache does. With at most 32 ways a lookup scans the
+// set's tags, kept side by side (the 16 of an L2 set take two host cache
+// lines, where a hash probe and its deletion touched lines all over the
+// table). Each set keeps an intrusive LRU list.
 //
 // The set of a line is the upper half of a 64-bit mix of its line number,
 // modulo the number of sets (the L2's partition is chosen from the lower
@@ -134,25 +137,37 @@ class sectored_cache {
  private:
   static constexpr std::uint32_t npos = 0xffffffffu;
   static constexpr std::uint64_t empty_key = ~std::uint64_t(0);
+  static constexpr std::uint32_t max_scanned_ways = 32;
 
   std::uint32_t index_of(std::uint64_t line_addr) const {
     // A request looks its line up several times in a row (find, lookup,
     // fill): the last answer is kept.
     if (line_addr == memo_key_) return memo_index_;
+    const std::uint32_t i = hashed() ? table_find(line_addr) : set_find(line_addr);
+    if (i != npos) memo_key_ = line_addr, memo_index_ = i;
+    return i;
+  }
+  // Few ways (the L2's 16): the set's tags, side by side, are scanned.
+  // Many (the L1's 512): a hash table finds the way.
+  bool hashed() const { return ways_ > max_scanned_ways; }
+  std::uint32_t set_find(std::uint64_t line_addr) const {
+    const std::uint32_t base = set_of(line_addr) * ways_;
+    for (std::uint32_t w = 0; w < ways_; ++w)
+      if (tags_[base + w] == line_addr) return base + w;
+    return npos;
+  }
+  std::uint32_t table_find(std::uint64_t line_addr) const {
     std::size_t h = slot_of(line_addr);
     while (table_[h].key != empty_key) {
-      if (table_[h].key == line_addr) {
-        memo_key_ = line_addr;
-        memo_index_ = table_[h].index;
-        return memo_index_;
-      }
+      if (table_[h].key == line_addr) return table_[h].index;
       h = (h + 1) & table_mask_;
     }
     return npos;
   }
   std::size_t slot_of(std::uint64_t line_addr) const { return std::size_t(mix64(line_addr >> line_shift_)) & table_mask_; }
+  // The way `index` holds line_addr now / no longer.
   void table_insert(std::uint64_t line_addr, std::uint32_t index);
-  void table_erase(std::uint64_t line_addr);
+  void table_erase(std::uint64_t line_addr, std::uint32_t index);
   void unlink(std::uint32_t i);
   void push_front(std::uint32_t i);  // most recently used
   void push_back(std::uint32_t i);   // least recently used
@@ -178,7 +193,8 @@ class sectored_cache {
   std::vector<cache_line> lines_;  // set s holds ways [s * ways, (s + 1) * ways); line_addr empty_key: unused
   std::vector<links> links_;       // LRU links within a set
   std::vector<ends> ends_;         // per set
-  std::vector<table_slot> table_;  // open addressing, linear probing
+  std::vector<std::uint64_t> tags_;  // few ways: each way's line address (empty_key: unused)
+  std::vector<table_slot> table_;    // many ways: open addressing, linear probing
   std::size_t table_mask_ = 0;
   mutable std::uint64_t memo_key_ = empty_key;
   mutable std::uint32_t memo_index_ = npos;
