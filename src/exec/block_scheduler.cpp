@@ -328,13 +328,50 @@ void block_scheduler::maybe_yield(thread_ctx& t) {
 
 // --- the timed schedule ---
 
-void block_scheduler::timed_stop_at(timed_slot& slot, std::uint32_t w, std::uint32_t lane, const timed_op& op) {
+void block_scheduler::note_stop(timed_slot& slot, std::uint32_t w, std::uint32_t lane) {
   slot.lanes |= 1u << lane;
-  slot.ops[lane] = op;
   slot.seq[lane] = slot.next_seq++;
   if (!slot.touched) {
     slot.touched = true;
     touched_.push_back(w);
+  }
+}
+
+void block_scheduler::timed_stop_at(timed_slot& slot, std::uint32_t w, std::uint32_t lane, const timed_op& op) {
+  slot.ops[lane] = op;
+  note_stop(slot, w, lane);
+}
+
+void block_scheduler::timed_stop_at_record(timed_slot& slot, std::uint32_t w, std::uint32_t lane) {
+  // Not copied: a warp's lanes that ran a loop of loads stop at one row of
+  // records, which the warp's issue reads in place (a copy per lane cost a
+  // cold line written and read again per warp instruction).
+  note_stop(slot, w, lane);
+}
+
+timed_op* block_scheduler::stop_ops(std::uint32_t w, std::uint32_t lanes) {
+  timed_slot& slot = timed_[w];
+  if (lanes == 0) return slot.ops.data();
+  const auto first = std::uint32_t(std::countr_zero(lanes));
+  const std::uint16_t k = slot.at[first];
+  bool one_row = true;
+  for (std::uint32_t m = lanes; m != 0 && one_row; m &= m - 1) {
+    const auto l = std::uint32_t(std::countr_zero(m));
+    one_row = slot.recorded[l] != 0 && slot.at[l] == k;
+  }
+  if (one_row) return &recorded_op(w, 0, k);
+  for (std::uint32_t m = lanes; m != 0; m &= m - 1) {
+    const auto l = std::uint32_t(std::countr_zero(m));
+    if (slot.recorded[l] != 0) slot.ops[l] = recorded_op(w, l, slot.at[l]);
+  }
+  return slot.ops.data();
+}
+
+void block_scheduler::clear_stop_work(std::uint32_t w, std::uint32_t lanes) {
+  timed_slot& slot = timed_[w];
+  for (std::uint32_t m = lanes; m != 0; m &= m - 1) {
+    const auto l = std::uint32_t(std::countr_zero(m));
+    (slot.recorded[l] != 0 ? recorded_op(w, l, slot.at[l]) : slot.ops[l]).work = 0;
   }
 }
 
@@ -348,7 +385,7 @@ void block_scheduler::timed_park(thread_ctx& t, const timed_op& op) {
     timed_stop_at(slot, w, lane, op);
   } else {  // after its recorded loads (a full record parks at once: there is room)
     recorded_op(w, lane, slot.recorded[lane]++) = op;
-    timed_stop_at(slot, w, lane, recorded_op(w, lane, 0));
+    timed_stop_at_record(slot, w, lane);
   }
   suspend(t, wait_kind::timed);
 }
@@ -378,7 +415,7 @@ void block_scheduler::timed_hold(thread_ctx& t) {
   timed_slot& slot = timed_[w];
   slot.fiber[lane] = &t.fiber();
   slot.at[lane] = 0;
-  timed_stop_at(slot, w, lane, recorded_op(w, lane, 0));
+  timed_stop_at_record(slot, w, lane);
   suspend(t, wait_kind::timed);
 }
 
@@ -402,7 +439,8 @@ void block_scheduler::resume_lanes(std::uint32_t w, std::uint32_t lanes) {
     // A lane that recorded its next operation already stops there without
     // running, where and when it would have stopped had it run.
     if (slot.at[lane] + 1 < slot.recorded[lane]) {
-      timed_stop_at(slot, w, lane, recorded_op(w, lane, ++slot.at[lane]));
+      ++slot.at[lane];
+      timed_stop_at_record(slot, w, lane);
       continue;
     }
     slot.recorded[lane] = slot.at[lane] = 0;

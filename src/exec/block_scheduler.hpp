@@ -129,7 +129,18 @@ class block_scheduler {
   std::uint32_t warp_count() const { return std::uint32_t(warps_.size()); }
   std::uint32_t live_lanes(std::uint32_t w) const { return state_.warp_live[w]; }
   std::uint32_t parked_lanes(std::uint32_t w) const { return timed_[w].lanes; }
-  timed_op* parked_ops(std::uint32_t w) { return timed_[w].ops.data(); }
+  // The operation lane `lane` of warp w is parked at.
+  const timed_op& stop_op(std::uint32_t w, std::uint32_t lane) const {
+    const timed_slot& slot = timed_[w];
+    return slot.recorded[lane] != 0 ? recorded_op(w, lane, slot.at[lane]) : slot.ops[lane];
+  }
+  // The operations `lanes` of warp w are parked at, indexed by lane, for
+  // the warp's issue: the row of records itself when every lane stops at
+  // the same recorded operation (a warp running a loop of loads), else
+  // copies gathered into the slot. Valid until the lanes resume.
+  timed_op* stop_ops(std::uint32_t w, std::uint32_t lanes);
+  // Drops the declared work of `lanes`' stops (issued before the operation).
+  void clear_stop_work(std::uint32_t w, std::uint32_t lanes);
   // The lane of warp w that stopped first among `lanes` (the oldest stop
   // issues first, so lanes that ran ahead wait and divergent paths meet
   // again at a common operation).
@@ -175,13 +186,19 @@ class block_scheduler {
     std::uint64_t next_seq = 0;
     // Per lane: operations recorded in run_ahead_ops_ (loads and stores run
     // ahead over, then perhaps the operation the lane parked at), and which
-    // of them it stops at now (ops[lane] holds a copy).
+    // of them it stops at now. A lane with none recorded stops at ops[lane].
     std::array<std::uint16_t, 32> recorded{};
     std::array<std::uint16_t, 32> at{};
   };
   // The lane's stop at `op` (its warp issues it when the lane's turn comes).
   void timed_stop_at(timed_slot& slot, std::uint32_t w, std::uint32_t lane, const timed_op& op);
+  // The same at its recorded operation slot.at[lane], read where it lies.
+  void timed_stop_at_record(timed_slot& slot, std::uint32_t w, std::uint32_t lane);
+  void note_stop(timed_slot& slot, std::uint32_t w, std::uint32_t lane);
   timed_op& recorded_op(std::uint32_t w, std::uint32_t lane, std::uint32_t k) {
+    return run_ahead_ops_[(std::size_t(w) * state_.run_ahead + k) * warp_size + lane];
+  }
+  const timed_op& recorded_op(std::uint32_t w, std::uint32_t lane, std::uint32_t k) const {
     return run_ahead_ops_[(std::size_t(w) * state_.run_ahead + k) * warp_size + lane];
   }
   void run_woken();

@@ -221,7 +221,7 @@ void timed_engine::issue(launch_state& L, warp_rec& w, std::uint32_t unit, vtime
   block_rec& b = *w.block;
   block_scheduler& bs = *b.sched;
   const std::uint32_t pending = bs.parked_lanes(w.warp);
-  timed_op* ops = bs.parked_ops(w.warp);
+  timed_op* ops = bs.stop_ops(w.warp, pending);
   const timed_op lead = ops[bs.oldest_stop(w.warp, pending)];
   // Lanes stopped at the same operation issue together; the others wait
   // for a later instruction (divergence).
@@ -237,7 +237,7 @@ void timed_engine::issue(launch_state& L, warp_rec& w, std::uint32_t unit, vtime
   if (work != 0) {
     // The instructions the lanes declared before the operation issue
     // first, holding the scheduler; the operation follows them.
-    for (std::uint32_t m = group; m != 0; m &= m - 1) ops[std::countr_zero(m)].work = 0;
+    bs.clear_stop_work(w.warp, group);
     const vtime busy = vtime(work) * m_.cycle;
     act.compute_instructions += work;
     act.busy += busy;
@@ -289,7 +289,6 @@ void timed_engine::perform(launch_state& L, warp_rec& w, std::uint32_t group, ti
                            vtime ready) {
   block_rec& b = *w.block;
   block_scheduler& bs = *b.sched;
-  timed_op* ops = bs.parked_ops(w.warp);
   end_ = std::max(end_, ready);
 
   bs.resume_lanes(w.warp, group);  // the lanes perform the operation and run to their next
@@ -299,7 +298,7 @@ void timed_engine::perform(launch_state& L, warp_rec& w, std::uint32_t group, ti
   bool failed_spin = kind == timed_kind::spin && (bs.parked_lanes(w.warp) & group) == group;
   if (failed_spin)
     for (std::uint32_t m = group; m != 0; m &= m - 1)
-      failed_spin &= ops[std::countr_zero(m)].kind == timed_kind::spin;
+      failed_spin &= bs.stop_op(w.warp, std::uint32_t(std::countr_zero(m))).kind == timed_kind::spin;
   if (!failed_spin) {
     ++epoch_;
     spinners_ = 0;
