@@ -255,8 +255,23 @@ void thread_ctx::observe_store(mem_space s, const void* p, std::size_t bytes, co
 }
 
 void thread_ctx::observe_load(mem_space s, const void* p, std::size_t bytes, const source_loc& loc) {
-  if (b_->scheduling_spaces & space_bit(s))  // the load follows with no yield between
-    sync_point(timed_kind::load, scope::device, 0, p, bytes, loc, s);
+  if (b_->scheduling_spaces & space_bit(s)) {  // the load follows with no yield between
+    if (b_->timed && b_->run_ahead != 0 && !in_spin_) {
+      // The timed schedule's common case, deterministic_yield's run-ahead
+      // branch without its generic decoding: the lane records the load and
+      // goes on (every plain load of a kernel passes here).
+      const mem_space space = p && b_->in_shared(p) ? mem_space::shared : s;
+      detail::fiber_record& f = *fiber_;
+      const timed_op op{timed_kind::load, space, scope::device, 0, std::uint32_t(bytes), p, f.work, false, loc};
+      f.work = 0;
+      if (!b_->scheduler->timed_record(warp_id(), lane_id(), op)) {
+        prepare_to_wait();
+        b_->scheduler->timed_hold(*this);
+      }
+    } else {
+      sync_point(timed_kind::load, scope::device, 0, p, bytes, loc, s);
+    }
+  }
   if (b_->reported_load_spaces & space_bit(s)) obs_->access(coords(), s, access_kind::load, p, bytes, loc);
 }
 
