@@ -328,7 +328,7 @@ void block_scheduler::maybe_yield(thread_ctx& t) {
 
 // --- the timed schedule ---
 
-void block_scheduler::note_stop(timed_slot& slot, std::uint32_t w, std::uint32_t lane) {
+void block_scheduler::timed_stop_at_record(timed_slot& slot, std::uint32_t w, std::uint32_t lane) {
   slot.lanes |= 1u << lane;
   slot.seq[lane] = slot.next_seq++;
   if (!slot.touched) {
@@ -339,14 +339,7 @@ void block_scheduler::note_stop(timed_slot& slot, std::uint32_t w, std::uint32_t
 
 void block_scheduler::timed_stop_at(timed_slot& slot, std::uint32_t w, std::uint32_t lane, const timed_op& op) {
   slot.ops[lane] = op;
-  note_stop(slot, w, lane);
-}
-
-void block_scheduler::timed_stop_at_record(timed_slot& slot, std::uint32_t w, std::uint32_t lane) {
-  // Not copied: a warp's lanes that ran a loop of loads stop at one row of
-  // records, which the warp's issue reads in place (a copy per lane cost a
-  // cold line written and read again per warp instruction).
-  note_stop(slot, w, lane);
+  timed_stop_at_record(slot, w, lane);
 }
 
 timed_op* block_scheduler::stop_ops(std::uint32_t w, std::uint32_t lanes) {
@@ -362,17 +355,13 @@ timed_op* block_scheduler::stop_ops(std::uint32_t w, std::uint32_t lanes) {
   if (one_row) return &recorded_op(w, 0, k);
   for (std::uint32_t m = lanes; m != 0; m &= m - 1) {
     const auto l = std::uint32_t(std::countr_zero(m));
-    if (slot.recorded[l] != 0) slot.ops[l] = recorded_op(w, l, slot.at[l]);
+    if (slot.recorded[l] != 0) slot.ops[l] = stop_op(w, l);
   }
   return slot.ops.data();
 }
 
 void block_scheduler::clear_stop_work(std::uint32_t w, std::uint32_t lanes) {
-  timed_slot& slot = timed_[w];
-  for (std::uint32_t m = lanes; m != 0; m &= m - 1) {
-    const auto l = std::uint32_t(std::countr_zero(m));
-    (slot.recorded[l] != 0 ? recorded_op(w, l, slot.at[l]) : slot.ops[l]).work = 0;
-  }
+  for (std::uint32_t m = lanes; m != 0; m &= m - 1) stop_op(w, std::uint32_t(std::countr_zero(m))).work = 0;
 }
 
 void block_scheduler::timed_park(thread_ctx& t, const timed_op& op) {

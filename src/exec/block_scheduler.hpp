@@ -129,9 +129,10 @@ class block_scheduler {
   std::uint32_t warp_count() const { return std::uint32_t(warps_.size()); }
   std::uint32_t live_lanes(std::uint32_t w) const { return state_.warp_live[w]; }
   std::uint32_t parked_lanes(std::uint32_t w) const { return timed_[w].lanes; }
-  // The operation lane `lane` of warp w is parked at.
-  const timed_op& stop_op(std::uint32_t w, std::uint32_t lane) const {
-    const timed_slot& slot = timed_[w];
+  // The operation lane `lane` of warp w is parked at: its record, or the
+  // slot's copy when it recorded none.
+  timed_op& stop_op(std::uint32_t w, std::uint32_t lane) {
+    timed_slot& slot = timed_[w];
     return slot.recorded[lane] != 0 ? recorded_op(w, lane, slot.at[lane]) : slot.ops[lane];
   }
   // The operations `lanes` of warp w are parked at, indexed by lane, for
@@ -192,13 +193,11 @@ class block_scheduler {
   };
   // The lane's stop at `op` (its warp issues it when the lane's turn comes).
   void timed_stop_at(timed_slot& slot, std::uint32_t w, std::uint32_t lane, const timed_op& op);
-  // The same at its recorded operation slot.at[lane], read where it lies.
+  // The same at its recorded operation slot.at[lane], which stays where it
+  // lies: a warp's lanes that ran a loop of loads stop at one row of
+  // records, and the warp's issue reads that row (stop_ops).
   void timed_stop_at_record(timed_slot& slot, std::uint32_t w, std::uint32_t lane);
-  void note_stop(timed_slot& slot, std::uint32_t w, std::uint32_t lane);
   timed_op& recorded_op(std::uint32_t w, std::uint32_t lane, std::uint32_t k) {
-    return run_ahead_ops_[(std::size_t(w) * state_.run_ahead + k) * warp_size + lane];
-  }
-  const timed_op& recorded_op(std::uint32_t w, std::uint32_t lane, std::uint32_t k) const {
     return run_ahead_ops_[(std::size_t(w) * state_.run_ahead + k) * warp_size + lane];
   }
   void run_woken();

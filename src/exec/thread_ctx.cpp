@@ -16,6 +16,23 @@
 
 namespace gpmx::cpu {
 
+namespace {
+// The timed schedule's space of an access: an address in the block's
+// shared memory is served in the SM, whatever view or raw pointer made it.
+mem_space timed_space(const detail::block_state& b, const void* p, mem_space s) {
+  return p && b.in_shared(p) ? mem_space::shared : s;
+}
+
+// Records an access lane (w, lane) runs ahead over, with the work it
+// declared since its last stop; false when its record is full and it must
+// hold until its warp has issued them.
+bool record_ahead(detail::block_state& b, detail::fiber_record& f, std::uint32_t w, std::uint32_t lane, timed_op op) {
+  op.work = f.work;
+  f.work = 0;
+  return b.scheduler->timed_record(w, lane, op);
+}
+}  // namespace
+
 detail::barrier_result thread_ctx::barrier(std::uint32_t pred, const source_loc& loc) {
   // The arrival is the thread's event; the barrier itself is the scheduling point.
   if (obs_) obs_->barrier(coords(), loc);
@@ -130,7 +147,7 @@ void thread_ctx::deterministic_yield(std::uint32_t what, std::uint32_t bytes, co
               std::uint8_t(what >> 24), bytes, p, 0, false, loc};
   // An atomic on a raw pointer carries no space: the timed model must know
   // a block's shared memory, which a GPU serves in the SM, not at the L2.
-  if (b_->timed && op.addr && b_->in_shared(op.addr)) op.space = mem_space::shared;
+  if (b_->timed) op.space = timed_space(*b_, op.addr, op.space);
   if (in_spin_) {
     // A persist acquire reads its flag as an atomic load does.
     if (op.kind == timed_kind::atomic || op.kind == timed_kind::load || op.kind == timed_kind::flag_acquire) {
@@ -151,9 +168,7 @@ void thread_ctx::deterministic_yield(std::uint32_t what, std::uint32_t bytes, co
     const bool ahead = b_->run_ahead != 0 && (op.kind == timed_kind::load ||
                                               (op.kind == timed_kind::store && b_->run_ahead_stores));
     if (!ahead) return timed_stop(op);
-    op.work = fiber_->work;
-    fiber_->work = 0;
-    if (b_->scheduler->timed_record(warp_id(), lane_id(), op)) return;
+    if (record_ahead(*b_, *fiber_, warp_id(), lane_id(), op)) return;
     prepare_to_wait();
     return b_->scheduler->timed_hold(*this);
   }
@@ -258,13 +273,11 @@ void thread_ctx::observe_load(mem_space s, const void* p, std::size_t bytes, con
   if (b_->scheduling_spaces & space_bit(s)) {  // the load follows with no yield between
     if (b_->timed && b_->run_ahead != 0 && !in_spin_) {
       // The timed schedule's common case, deterministic_yield's run-ahead
-      // branch without its generic decoding: the lane records the load and
-      // goes on (every plain load of a kernel passes here).
-      const mem_space space = p && b_->in_shared(p) ? mem_space::shared : s;
-      detail::fiber_record& f = *fiber_;
-      const timed_op op{timed_kind::load, space, scope::device, 0, std::uint32_t(bytes), p, f.work, false, loc};
-      f.work = 0;
-      if (!b_->scheduler->timed_record(warp_id(), lane_id(), op)) {
+      // branch without packing the operation into a word and decoding it
+      // (every plain load of a kernel passes here).
+      const timed_op op{timed_kind::load, timed_space(*b_, p, s), scope::device, 0, std::uint32_t(bytes), p, 0, false,
+                        loc};
+      if (!record_ahead(*b_, *fiber_, warp_id(), lane_id(), op)) {
         prepare_to_wait();
         b_->scheduler->timed_hold(*this);
       }
