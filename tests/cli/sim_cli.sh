@@ -92,6 +92,13 @@ has_err 'no-such-bug'
 expect 0 "$gpmx" sim hashmap --crash-at launch:mid:50% --time-recovery --json --data d12
 python3 -c 'import json; r=json.load(open("out.txt"))["recovery"]; assert r["verified"] and r["kernel_cycles"] > 0 and r["repaired"], r' \
   || { echo "FAIL: the timed recovery should repair hashmap and verify"; failures=$((failures + 1)); }
+# At the middle launch's last cycle gpKVS's batch is logged whole and not
+# yet committed: recovery undoes it.
+expect 0 "$gpmx" sim gpkvs --crash-at launch:mid:end --time-recovery --json --data d13
+python3 -c 'import json; d=json.load(open("out.txt")); r=d["recovery"]; l=d["launches"][len(d["launches"]) // 2]; assert r["verified"] and r["kernel_cycles"] > 0 and "was undone" in r["what"] and d["crash"]["picoseconds"] < l["end_ps"], (r, d["crash"], l)' \
+  || { echo "FAIL: a crash at the middle launch's end should leave gpkvs a batch to undo"; failures=$((failures + 1)); }
+expect 2 "$gpmx" sim hashmap --crash-at launch:mid:ends
+has_err "launch:mid:ends"
 expect 2 "$gpmx" sim hashmap --crash-at launch:99:50%
 has_err 'launches'
 expect 2 "$gpmx" sim hashmap --crash-at launch:mid:150%

@@ -43,15 +43,21 @@ for r in f["runs"]:
 PY
 expect 0 "$gpmx" sim figure 7 --small --jobs 2 --out figs --json --quiet
 has '"scopes (far)"'
-# Figure 11: each run crashed halfway through its middle launch, its
-# recovery timed; each bar is the ratio of the recoveries' kernel times.
+# Figure 11: the logged workloads crash at the last cycle of their middle
+# launch, reduction and scan early in it; each recovery is timed, and each
+# bar is the ratio of the recoveries' kernel times.
 expect 0 "$gpmx" sim figure 11 --small --jobs 2 --out figs --quiet
 has 'SBRP-far'
+has 'SBRP-near'
 has '(1.10)'
 python3 - <<'PY' || { echo "FAIL: figure 11's JSON does not add up"; failures=$((failures + 1)); }
 import json, math
 f = json.load(open("figs/figure-11/figure-11.json"))
 assert all(r["verified"] for r in f["runs"]), [r for r in f["runs"] if not r["verified"]]
+for r in f["runs"]:
+    workload = r["run"].split("|")[0]
+    point = "launch:mid:10%" if workload in ("reduction", "scan") else "launch:mid:end"
+    assert r["run"].endswith("--time-recovery --crash-at " + point), r["run"]
 for s in f["series"]:
     for b in s["bars"]:
         if b["gpmx"] is not None:

@@ -201,9 +201,9 @@ void register_sim(CLI::App& app) {
   sub->add_option("--seed", a->seed, "seed of the pools' identities (the timed schedule makes no random "
                                      "choice)")->capture_default_str();
   sub->add_option("--crash-at", a->crash_at,
-                  "CYCLE, P% or launch:K:P%: after the run, leave the pool files as the simulated NVM held them "
-                  "at this cycle, share of the run, or share of launch K (mid: the middle one); then gpmx "
-                  "recover and gpmx verify");
+                  "CYCLE, P%, launch:K:P% or launch:K:end: after the run, leave the pool files as the simulated NVM held them "
+                  "at this cycle, share of the run, or share or last cycle of launch K (mid: the middle one); "
+                  "then gpmx recover and gpmx verify");
   sub->add_flag("--time-recovery", a->time_recovery,
                 "with --crash-at: run the workload's recovery on the image in the timed mode and report its time");
   sub->add_option("--bug", a->bug, "run with a seeded bug (gpmx check W --list-bugs), in its style");

@@ -203,12 +203,16 @@ void do_figure(const figure_args& a) {
   std::map<std::string, std::size_t> index;
   std::vector<child_run> runs;
   // The run a bar's configuration stands for (--artifact-baseline changes
-  // the epoch and GPM ones).
-  const auto run_key = [&](const std::string& w, const config& c) {
-    return key_of(w, a.artifact_baseline ? as_in_the_artifact(c) : c);
+  // the epoch and GPM ones; the figure may add options by workload).
+  const auto as_run = [&](const std::string& w, config c) {
+    if (a.artifact_baseline) c = as_in_the_artifact(c);
+    if (const auto it = fig.workload_args.find(w); it != fig.workload_args.end())
+      c.args.insert(c.args.end(), it->second.begin(), it->second.end());
+    return c;
   };
+  const auto run_key = [&](const std::string& w, const config& c) { return key_of(w, as_run(w, c)); };
   auto need = [&](const std::string& w, const config& given) {
-    const config c = a.artifact_baseline ? as_in_the_artifact(given) : given;
+    const config c = as_run(w, given);
     const std::string k = key_of(w, c);
     if (const auto it = index.find(k); it != index.end()) return it->second;
     const std::size_t i = runs.size();

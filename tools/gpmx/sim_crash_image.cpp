@@ -68,9 +68,14 @@ std::uint64_t crash_cycle(const std::string& text, const sim::run_totals& t, std
   if (text.rfind("launch:", 0) == 0) {
     const std::string rest = text.substr(7);
     const std::size_t colon = rest.find(':');
-    if (colon == std::string::npos) bad_crash_at(text, "expected launch:K:P% (K a launch number or mid)");
+    if (colon == std::string::npos) bad_crash_at(text, "expected launch:K:P% or launch:K:end (K a launch number or mid)");
     const std::string k = rest.substr(0, colon);
-    const double share = share_of(rest.substr(colon + 1), text);
+    // "end": the launch's last cycle, before it completes (the largest log
+    // an undo-logged batch leaves: SBRP's Figure 11 crashes there).
+    const std::string point = rest.substr(colon + 1);
+    const bool at_end = point == "end";
+    if (!at_end && (point.empty() || point.back() != '%')) bad_crash_at(text, "expected a share such as 50%, or end");
+    const double share = at_end ? 1.0 : share_of(point, text);
     std::size_t index = 0;
     if (k != "mid") {
       const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), index);
@@ -82,6 +87,10 @@ std::uint64_t crash_cycle(const std::string& text, const sim::run_totals& t, std
     if (index >= t.launches.size())
       bad_crash_at(text, fmt::format("the run made {} launches (0 to {})", t.launches.size(), t.launches.size() - 1));
     const sim::launch_record& l = t.launches[index];
+    if (at_end) {
+      const std::uint64_t first = cycles(double(l.start)), last = cycles(double(l.end));
+      return last > first ? last - 1 : first;
+    }
     return cycles(double(l.start) + share * double(l.end - l.start));
   }
   if (!text.empty() && text.back() == '%') return cycles(share_of(text, text) * double(t.end));

@@ -140,21 +140,29 @@ std::vector<figure_def> make_all() {
   pcie.paper_says = "the paper evaluates PCIe 4 only";
   f.push_back(pcie);
 
-  // Figure 11: each run crashes halfway through its middle launch (a
-  // choice: the paper does not say where its crashes fall; the same launch
-  // in both models, so both recover from the same point of the program),
-  // then the workload's recovery runs on the image on the same simulated GPU.
-  const std::vector<std::string> crash = {"--crash-at", "launch:mid:50%", "--time-recovery"};
-  figure_def f11{"11", "Recovery time under SBRP over epoch (crash halfway through the middle launch)",
+  // Figure 11: section 7.3 evaluates "scenarios with highest recovery
+  // time" and crashes gpKVS "just before the transaction completes" (the
+  // largest log). So the workloads that undo a logged batch crash at the
+  // last cycle of their middle launch; reduction and scan, which resume
+  // from what was persisted, crash early in it (10%), where the most is
+  // left to redo (docs/reproduction.md has the crash points measured). The
+  // same point of the same launch in both models; then the workload's
+  // recovery runs on the image on the same simulated GPU. The paper
+  // compares epoch-near and SBRP-near; the far bars are gpmx's.
+  figure_def f11{"11", "Recovery time under SBRP over epoch (crash where recovery takes longest)",
                  "recovery time over epoch's (lower is faster)", six, {}, {}, ""};
-  for (const char* where : {"far", "near"}) {
+  for (const char* where : {"near", "far"}) {
     config sbrp = sbrp_on(where), epoch = epoch_on(where);
-    sbrp.args = epoch.args = crash;
+    sbrp.args = epoch.args = {"--time-recovery"};
     f11.series.push_back({fmt::format("SBRP-{}", where), metric::recovery_time, sbrp, epoch, {}});
   }
-  f11.paper = {{{"gpkvs", "SBRP-far"}, 1.10}, {{"mean", "SBRP-far"}, 1.0}};
-  f11.paper_says = "recovery kernels take about the same time under both models (within 3%; gpKVS 10% slower "
-                   "under SBRP)";
+  for (const std::string& w : six) {
+    const bool resumes = w == "reduction" || w == "scan";
+    f11.workload_args[w] = {"--crash-at", resumes ? "launch:mid:10%" : "launch:mid:end"};
+  }
+  f11.paper = {{{"gpkvs", "SBRP-near"}, 1.10}, {{"mean", "SBRP-near"}, 1.0}};
+  f11.paper_says = "near: recovery kernels take about the same time under both models (within 3% on average; "
+                   "gpKVS 10% slower under SBRP, hashmap and scan under 5%); the paper has no far bars";
   f.push_back(f11);
 
   // Not SBRP's: BaM's Figure 8, the sources of its graph speedups, with the

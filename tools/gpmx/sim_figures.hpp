@@ -45,6 +45,9 @@ struct figure_def {
   // Sizes of this figure's own (-p NAME=VALUE by workload), where they are
   // not workload_params(workload).
   std::map<std::string, std::vector<std::string>> sizes = {};
+  // More of gpmx sim's options by workload, after the series' own (Figure
+  // 11: where each workload's crash falls).
+  std::map<std::string, std::vector<std::string>> workload_args = {};
 };
 
 // Every figure gpmx reproduces, in order; find() throws config_error

@@ -140,9 +140,10 @@ struct sim_config {
     // all at once, ordering ignored (to measure what order costs there).
     bool ordered_drain = true;
     // window: a store waiting for a full buffer's entry sends one more
-    // persist past the window (SBRP's simulator flushes, ignoring its
-    // limit, when a store finds the buffer full); false: the window holds.
-    bool full_past_window = false;
+    // persist past the window. The paper does not say what a full buffer
+    // does; its simulator flushes past its limit when a store finds the
+    // buffer full, so this is the default. false: the window holds.
+    bool full_past_window = true;
     // gpm/epoch: every try of a persist acquire and every block barrier is
     // a barrier too (SBRP's simulator runs its epoch baseline this way: the
     // SBRP program with each scoped operation, acquires and __syncthreads
