@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpmx/exec/cpu/executor.hpp"
 #include "gpmx/exec/launch_target.hpp"
 #include "gpmx/exec/mem_view.hpp"
 #include "gpmx/exec/portability.hpp"
@@ -48,6 +49,18 @@ GPMX_HD bool occupied_slot_of(Ctx& t, global_span<const std::uint64_t> slots, st
   return true;
 }
 
+// Threads per block of an undo launch. The slots are independent. On a
+// GPU (and in the timed mode, which models one) one warp per block lets a
+// crash's few thousand slots spread over every SM, whose persists and
+// barriers then drain in parallel (SBRP hardware sends a few of each SM's
+// persists at a time; 256-thread blocks put them on a third of the SMs:
+// docs/reproduction.md, "Figure 11 as it stands"). The cpu executor's
+// other schedules keep 256: a kernel of a few blocks runs fastest there on
+// one worker.
+inline std::uint32_t undo_block_threads(const launch_target& ex) {
+  return ex.on_gpu() || ex.cpu().options().policy == cpu::schedule::timed ? 32 : 256;
+}
+
 // Launches kernel(t, slots, args...) with one thread per occupied slot
 // (hcl_log::occupied_slots, or the list require_undo_indices_below
 // returns); launches nothing when the crash left the log empty.
@@ -55,7 +68,7 @@ template <class Kernel, class... Args>
 void launch_over_occupied_slots(const launch_target& ex, const std::vector<std::uint64_t>& occupied,
                                 std::string_view name, Kernel kernel, Args&&... args) {
   if (occupied.empty()) return;
-  constexpr std::uint32_t block = 256;
+  const std::uint32_t block = undo_block_threads(ex);
   const auto in = ex.input(std::span<const std::uint64_t>(occupied));
   ex.launch({dim3(std::uint32_t((occupied.size() + block - 1) / block)), dim3(block), 0, std::string(name)}, kernel, in.span(),
             std::forward<Args>(args)...);

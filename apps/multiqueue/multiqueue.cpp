@@ -128,7 +128,9 @@ bool store::recover(const launch_target& ex) {
   if (!batch_in_flight()) return false;
   const std::uint64_t committed = committed_batches();
   const std::uint64_t nq = queue_count();
-  ex.launch({dim3(std::uint32_t((nq + 63) / 64)), dim3(64), 0, "multiqueue_recover"}, recover_kernel{},
+  // A block per queue, as the batch kernel runs: the restores spread over
+  // every SM instead of queueing behind one SM's persists.
+  ex.launch({dim3(std::uint32_t(nq)), dim3(1), 0, "multiqueue_recover"}, recover_kernel{},
             queues_.span<std::uint64_t>(), nq, committed);
   state_.set(committed, batch_phase::idle);
   return true;
