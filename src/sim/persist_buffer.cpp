@@ -212,11 +212,19 @@ picos persist_buffer::evicting(std::uint64_t line, picos t, pb_memory& m) {
   const auto it = line_entry_.find(line);
   if (it == line_entry_.end()) return t;
   const std::uint64_t k = it->second;
+  const warp_mask warps = at_seq(k).warps;
   picos now = t;
-  if (!ordering_seqs_.empty() && ordering_seqs_.front() < k) {
-    // An ordering entry precedes the line's: the evicting warp waits until
-    // everything before the line's entry has gone, in order.
-    pump(t, m, true, k - 1);
+  // The line's persist is ordered after everything ahead of the latest
+  // ordering entry of its own warps; an unrelated warp's ordering point
+  // orders nothing of it (SBRP's simulator checks the same). The evicting
+  // warp waits until the buffer has drained through that entry, in order.
+  std::uint64_t last_own = ~0ull;
+  for (const std::uint64_t j : ordering_seqs_) {
+    if (j >= k) break;
+    if ((at_seq(j).warps & warps) != 0) last_own = j;
+  }
+  if (last_own != ~0ull) {
+    pump(t, m, true, last_own);
     now = std::max(now, pumped_to_);
   }
   if ((at_seq(k).warps & fsm_) != 0 && !acks_.empty()) {

@@ -221,6 +221,26 @@ TEST(PersistBuffer, AnEvictionBehindAnOrderingEntryWaitsForTheEntriesBeforeIt) {
   EXPECT_EQ(pb.stats().eviction_stalls, 0u);
 }
 
+TEST(PersistBuffer, AnEvictionWaitsOnlyForTheOrderingEntriesOfItsOwnWarps) {
+  recording_memory m;
+  persist_buffer pb(256, flush_policy::window, 1);
+  EXPECT_TRUE(pb.store(A, 0x1, 0, 0, m));  // in flight: the window of 1 is full
+  EXPECT_TRUE(pb.store(B, 0x1, 1, 1, m));
+  pb.order(w1, 2, m);
+  EXPECT_TRUE(pb.store(C, 0x1, 0, 3, m));  // behind warp 1's ordering entry
+  EXPECT_TRUE(pb.store(D, 0x1, 1, 4, m));  // behind its own warp's
+  EXPECT_EQ(m.written_at(B), ~picos(0));
+  // Warp 1's ordering point orders nothing of warp 0's C: it leaves at once.
+  EXPECT_EQ(pb.evicting(C, 5, m), 5u);
+  pb.evicted(C, 5, 5 + ack_delay, m);
+  EXPECT_EQ(m.written_at(B), ~picos(0)) << "C's eviction wrote nothing ahead of it";
+  EXPECT_EQ(pb.stats().eviction_stalls, 0u);
+  // D is ordered after B: B is written now, and D waits for ACTR to be zero.
+  EXPECT_EQ(pb.evicting(D, 6, m), 6 + ack_delay);
+  EXPECT_EQ(m.written_at(B), 6u);
+  EXPECT_EQ(pb.stats().eviction_stalls, 1u);
+}
+
 // A lazy buffer holding A (warp 0), warp 1's ordering point, B (warp 0) and
 // C (warp 1, past its ordering point: the FSM holds it until ACTR is zero).
 void store_a_b_and_held_c(persist_buffer& pb, recording_memory& m) {

@@ -77,8 +77,9 @@ class persist_buffer {
   void durable(std::uint32_t warp, picos t, pb_memory& m);
 
   // A dirty PM line is to leave the L1 by capacity at `t`: returns when its
-  // write may go (at once unless an ordering entry precedes its entry or
-  // its warps wait on the FSM); evicted() then takes its entry out.
+  // write may go (at once unless an ordering entry of its warps precedes
+  // its entry or its warps wait on the FSM); evicted() then takes its entry
+  // out.
   picos evicting(std::uint64_t line, picos t, pb_memory& m);
   void evicted(std::uint64_t line, picos t, picos ack, pb_memory& m);
 
