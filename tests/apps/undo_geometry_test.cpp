@@ -41,38 +41,32 @@ std::vector<std::uint64_t> every_third(std::uint64_t n) {
   return out;
 }
 
-void expect_each_slot_once(const std::vector<std::uint64_t>& slots, const std::vector<std::atomic<std::uint32_t>>& seen) {
-  for (std::uint64_t s = 0; s < seen.size(); ++s)
-    EXPECT_EQ(seen[s].load(), s % 3 == 0 && s / 3 < slots.size() ? 1u : 0u) << "slot " << s;
-}
-
-TEST(UndoGeometry, TheParallelScheduleRunsTheSlotsIn256ThreadBlocks) {
-  cpu::executor ex;
-  const launch_target target(ex);
-  EXPECT_EQ(apps::undo_block_threads(target), 256u);
+// Undoes slots 0, 3, ..., 1797 on `target`: each is taken by exactly one
+// thread, in one launch of `grid` blocks of `block` threads.
+void expect_600_slots_undone_in(const launch_target& target, std::uint32_t block, std::uint32_t grid) {
+  EXPECT_EQ(apps::undo_block_threads(target), block);
   const std::vector<std::uint64_t> slots = every_third(600);
   std::vector<std::atomic<std::uint32_t>> seen(3 * slots.size());
   shape s;
   apps::launch_over_occupied_slots(target, slots, "count", count_slots{}, seen.data(), &s);
+  for (std::uint64_t slot = 0; slot < seen.size(); ++slot)
+    EXPECT_EQ(seen[slot].load(), slot % 3 == 0 ? 1u : 0u) << "slot " << slot;
   EXPECT_EQ(s.launches.load(), 1u);
-  EXPECT_EQ(s.block.load(), 256u);
-  EXPECT_EQ(s.grid.load(), 3u);
-  expect_each_slot_once(slots, seen);
+  EXPECT_EQ(s.block.load(), block);
+  EXPECT_EQ(s.grid.load(), grid);
+}
+
+TEST(UndoGeometry, TheParallelScheduleRunsTheSlotsIn256ThreadBlocks) {
+  cpu::executor ex;
+  expect_600_slots_undone_in(launch_target(ex), 256, 3);
 }
 
 TEST(UndoGeometry, TheTimedModeRunsOneWarpPerBlockOverEverySm) {
   sim::gpu_model gpu(sim::sim_config{});
   cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
-  const launch_target target(ex);
-  EXPECT_EQ(apps::undo_block_threads(target), 32u);
-  const std::vector<std::uint64_t> slots = every_third(600);
-  std::vector<std::atomic<std::uint32_t>> seen(3 * slots.size());
-  shape s;
-  apps::launch_over_occupied_slots(target, slots, "count", count_slots{}, seen.data(), &s);
-  EXPECT_EQ(s.block.load(), 32u);
-  EXPECT_EQ(s.grid.load(), 19u);
-  // 600 slots in blocks of 32: 19 blocks on 19 of the default
-  // configuration's 30 SMs, where 256-thread blocks would fill 3.
+  expect_600_slots_undone_in(launch_target(ex), 32, 19);
+  // 19 blocks on 19 of the default configuration's 30 SMs, where
+  // 256-thread blocks would fill 3.
   const sim::run_totals& totals = gpu.totals();
   ASSERT_EQ(totals.launches.size(), 1u);
   std::uint64_t blocks = 0, busy_sms = 0;
@@ -82,7 +76,6 @@ TEST(UndoGeometry, TheTimedModeRunsOneWarpPerBlockOverEverySm) {
   }
   EXPECT_EQ(blocks, 19u);
   EXPECT_EQ(busy_sms, 19u);
-  expect_each_slot_once(slots, seen);
 }
 
 TEST(UndoGeometry, AnEmptyLogLaunchesNothing) {
