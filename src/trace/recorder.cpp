@@ -88,6 +88,7 @@ std::uint32_t recorder::intern_file(const char* file) {
 }
 
 trace recorder::take() {
+  if (unrecorded_) std::rethrow_exception(std::exchange(unrecorded_, nullptr));
   event host;
   host.launch = host_launch;
   host.text = intern("the end of the recording");

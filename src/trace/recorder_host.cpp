@@ -36,10 +36,17 @@ void recorder::unwatch_pool(const void* base) {
   const auto it = std::find_if(watched_.begin(), watched_.end(),
                                [base](const watched_pool& w) { return w.base == base; });
   if (it == watched_.end()) return;
-  event as;
-  as.launch = host_launch;
-  as.text = intern("the pool's unmapping");
-  record_changes(*it, as);
+  // A mapping's destructor calls this, perhaps while an exception unwinds
+  // (a trace that outgrew memory): what cannot be recorded here must not
+  // throw; take() reports it.
+  try {
+    event as;
+    as.launch = host_launch;
+    as.text = intern("the pool's unmapping");
+    record_changes(*it, as);
+  } catch (...) {
+    if (!unrecorded_) unrecorded_ = std::current_exception();
+  }
   trace_.pools[it->image].end_event = trace_.events.size();
   watched_.erase(it);
 }

@@ -4,6 +4,7 @@
 // thread, so it needs no locking.
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -74,7 +75,8 @@ class recorder final : public observer {
   std::uint32_t intern(std::string_view s);
   const trace& recorded() const { return trace_; }
   // Hands the trace over (after recording the host stores still pending)
-  // and starts an empty one; watched pools stay watched.
+  // and starts an empty one; watched pools stay watched. Throws what kept
+  // an unmapping's stores from being recorded, if anything did.
   trace take();
 
  private:
@@ -103,6 +105,7 @@ class recorder final : public observer {
                       std::uint64_t& po);
 
   trace trace_;
+  std::exception_ptr unrecorded_;  // why an unmapping's stores were not recorded
   std::uint32_t launches_ = 0;
   std::unordered_map<std::uint64_t, std::uint64_t> next_po_;           // by global thread id
   std::unordered_map<std::uint64_t, std::uint64_t> last_flag_write_;  // flag address -> event
