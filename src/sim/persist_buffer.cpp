@@ -218,13 +218,11 @@ picos persist_buffer::evicting(std::uint64_t line, picos t, pb_memory& m) {
   // ordering entry of its own warps; an unrelated warp's ordering point
   // orders nothing of it (SBRP's simulator checks the same). The evicting
   // warp waits until the buffer has drained through that entry, in order.
-  std::uint64_t last_own = ~0ull;
-  for (const std::uint64_t j : ordering_seqs_) {
-    if (j >= k) break;
-    if ((at_seq(j).warps & warps) != 0) last_own = j;
-  }
-  if (last_own != ~0ull) {
-    pump(t, m, true, last_own);
+  const auto own = std::find_if(ordering_seqs_.rbegin(), ordering_seqs_.rend(), [&](std::uint64_t j) {
+    return j < k && (at_seq(j).warps & warps) != 0;
+  });
+  if (own != ordering_seqs_.rend()) {
+    pump(t, m, true, *own);
     now = std::max(now, pumped_to_);
   }
   if ((at_seq(k).warps & fsm_) != 0 && !acks_.empty()) {
