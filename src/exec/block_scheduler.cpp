@@ -70,10 +70,15 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
     warps_.assign(nwarps, warp_slot{});
     warps_dirty_ = false;
   }
-  if (timed) timed_.assign(nwarps, timed_slot{});
+  if (timed) {
+    timed_.assign(nwarps, timed_slot{});
+    recorded_counts_.assign(std::size_t(nwarps) * warp_size, 0);
+  }
   if (!timed) set_run_ahead(0, false);  // the timed engine sets it before each of its blocks
   if (run_ahead_ops_.size() < std::size_t(nwarps) * state_.run_ahead * warp_size)
     run_ahead_ops_.resize(std::size_t(nwarps) * state_.run_ahead * warp_size);
+  state_.ahead_ops = timed && state_.run_ahead != 0 ? run_ahead_ops_.data() : nullptr;
+  state_.ahead_count = timed && state_.run_ahead != 0 ? recorded_counts_.data() : nullptr;
 
   // One arena per block: static __shared__ arrays first, then dynamic.
   const std::size_t static_bytes = L.options->limits.static_shared_bytes;
@@ -347,15 +352,22 @@ timed_op* block_scheduler::stop_ops(std::uint32_t w, std::uint32_t lanes) {
   if (lanes == 0) return slot.ops.data();
   const auto first = std::uint32_t(std::countr_zero(lanes));
   const std::uint16_t k = slot.at[first];
+  const std::uint16_t* rec = &recorded(w, 0);
   bool one_row = true;
-  for (std::uint32_t m = lanes; m != 0 && one_row; m &= m - 1) {
-    const auto l = std::uint32_t(std::countr_zero(m));
-    one_row = slot.recorded[l] != 0 && slot.at[l] == k;
+  if (lanes == ~0u) {  // a whole warp: a loop the compiler vectorizes
+    std::uint32_t off_row = 0;  // an OR the compiler vectorizes
+    for (std::uint32_t l = 0; l < warp_size; ++l) off_row |= std::uint32_t(rec[l] == 0) | std::uint32_t(slot.at[l] != k);
+    one_row = off_row == 0;
+  } else {
+    for (std::uint32_t m = lanes; m != 0 && one_row; m &= m - 1) {
+      const auto l = std::uint32_t(std::countr_zero(m));
+      one_row = rec[l] != 0 && slot.at[l] == k;
+    }
   }
   if (one_row) return &recorded_op(w, 0, k);
   for (std::uint32_t m = lanes; m != 0; m &= m - 1) {
     const auto l = std::uint32_t(std::countr_zero(m));
-    if (slot.recorded[l] != 0) slot.ops[l] = stop_op(w, l);
+    if (recorded(w, l) != 0) slot.ops[l] = stop_op(w, l);
   }
   return slot.ops.data();
 }
@@ -370,17 +382,17 @@ void block_scheduler::timed_park(thread_ctx& t, const timed_op& op) {
   timed_slot& slot = timed_[w];
   slot.fiber[lane] = &t.fiber();
   slot.at[lane] = 0;
-  if (slot.recorded[lane] == 0) {
+  if (recorded(w, lane) == 0) {
     timed_stop_at(slot, w, lane, op);
   } else {  // after its recorded loads (a full record parks at once: there is room)
-    recorded_op(w, lane, slot.recorded[lane]++) = op;
+    recorded_op(w, lane, recorded(w, lane)++) = op;
     timed_stop_at_record(slot, w, lane);
   }
   suspend(t, wait_kind::timed);
 }
 
 bool block_scheduler::timed_has_recorded(const thread_ctx& t) const {
-  return timed_[t.warp_id()].recorded[t.lane_id()] != 0;
+  return recorded(t.warp_id(), t.lane_id()) != 0;
 }
 
 void block_scheduler::throw_wait_in_condition() {
@@ -420,19 +432,48 @@ void block_scheduler::stage() {
   run_woken();
 }
 
+bool block_scheduler::advance_recorded(timed_slot& slot, std::uint32_t w, std::uint32_t lanes) {
+  const std::uint16_t* rec = &recorded(w, 0);
+  std::uint64_t seq = slot.next_seq;
+  if (lanes == ~0u) {  // a whole warp: loops the compiler vectorizes
+    std::uint32_t short_of = 0;  // lanes without a further record; an OR the compiler vectorizes
+    for (std::uint32_t l = 0; l < warp_size; ++l) short_of |= std::uint32_t(slot.at[l] + 1 >= rec[l]);
+    if (short_of != 0) return false;
+    for (std::uint32_t l = 0; l < warp_size; ++l) ++slot.at[l], slot.seq[l] = seq + l;
+    seq += warp_size;
+  } else {
+    for (std::uint32_t m = lanes; m != 0; m &= m - 1)
+      if (const auto l = std::uint32_t(std::countr_zero(m)); slot.at[l] + 1 >= rec[l]) return false;
+    for (std::uint32_t m = lanes; m != 0; m &= m - 1) {
+      const auto l = std::uint32_t(std::countr_zero(m));
+      ++slot.at[l];
+      slot.seq[l] = seq++;
+    }
+  }
+  // What timed_stop_at_record does for each lane, in lane order.
+  slot.next_seq = seq;
+  slot.lanes |= lanes;
+  if (!slot.touched) {
+    slot.touched = true;
+    touched_.push_back(w);
+  }
+  return true;
+}
+
 void block_scheduler::resume_lanes(std::uint32_t w, std::uint32_t lanes) {
   timed_slot& slot = timed_[w];
   slot.lanes &= ~lanes;
+  if (advance_recorded(slot, w, lanes)) return run_woken();
   for (std::uint32_t m = lanes; m != 0; m &= m - 1) {
     const auto lane = std::uint32_t(std::countr_zero(m));
     // A lane that recorded its next operation already stops there without
     // running, where and when it would have stopped had it run.
-    if (slot.at[lane] + 1 < slot.recorded[lane]) {
+    if (slot.at[lane] + 1 < recorded(w, lane)) {
       ++slot.at[lane];
       timed_stop_at_record(slot, w, lane);
       continue;
     }
-    slot.recorded[lane] = slot.at[lane] = 0;
+    recorded(w, lane) = slot.at[lane] = 0;
     fiber_record* f = slot.fiber[lane];
     if (f->spin_condition) {  // a spin try: check the condition here, resume only if it held
       checking_off_fiber_ = true;

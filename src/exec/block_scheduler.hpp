@@ -104,7 +104,7 @@ class block_scheduler {
   // Inline: the caller's fields go straight to the record (a copy of an op
   // built moments before stalls on the store buffer).
   bool timed_record(std::uint32_t w, std::uint32_t lane, const timed_op& op) {
-    std::uint16_t& n = timed_[w].recorded[lane];
+    std::uint16_t& n = recorded(w, lane);
     timed_op& r = recorded_op(w, lane, n++);
     // Member by member: a whole-object copy would go through memory.
     r.kind = op.kind, r.space = op.space, r.sc = op.sc, r.sub = op.sub, r.bytes = op.bytes, r.addr = op.addr;
@@ -133,7 +133,7 @@ class block_scheduler {
   // slot's copy when it recorded none.
   timed_op& stop_op(std::uint32_t w, std::uint32_t lane) {
     timed_slot& slot = timed_[w];
-    return slot.recorded[lane] != 0 ? recorded_op(w, lane, slot.at[lane]) : slot.ops[lane];
+    return recorded(w, lane) != 0 ? recorded_op(w, lane, slot.at[lane]) : slot.ops[lane];
   }
   // The operations `lanes` of warp w are parked at, indexed by lane, for
   // the warp's issue: the row of records itself when every lane stops at
@@ -147,6 +147,11 @@ class block_scheduler {
   // again at a common operation).
   std::uint32_t oldest_stop(std::uint32_t w, std::uint32_t lanes) const {
     const timed_slot& slot = timed_[w];
+    if (lanes == ~0u) {  // a whole warp: a loop without bit scans, the first minimum as below
+      std::uint32_t best = 0;
+      for (std::uint32_t l = 1; l < warp_size; ++l) best = slot.seq[l] < slot.seq[best] ? l : best;
+      return best;
+    }
     std::uint32_t best = std::uint32_t(std::countr_zero(lanes));
     for (std::uint32_t m = lanes & (lanes - 1); m != 0; m &= m - 1) {
       const auto l = std::uint32_t(std::countr_zero(m));
@@ -185,10 +190,8 @@ class block_scheduler {
     std::array<timed_op, 32> ops{};
     std::array<std::uint64_t, 32> seq{};  // order in which the lanes stopped
     std::uint64_t next_seq = 0;
-    // Per lane: operations recorded in run_ahead_ops_ (loads and stores run
-    // ahead over, then perhaps the operation the lane parked at), and which
-    // of them it stops at now. A lane with none recorded stops at ops[lane].
-    std::array<std::uint16_t, 32> recorded{};
+    // Per lane: which of its recorded operations (recorded_counts_) it
+    // stops at now. A lane with none recorded stops at ops[lane].
     std::array<std::uint16_t, 32> at{};
   };
   // The lane's stop at `op` (its warp issues it when the lane's turn comes).
@@ -197,9 +200,17 @@ class block_scheduler {
   // lies: a warp's lanes that ran a loop of loads stop at one row of
   // records, and the warp's issue reads that row (stop_ops).
   void timed_stop_at_record(timed_slot& slot, std::uint32_t w, std::uint32_t lane);
+  // resume_lanes' common case: when every lane of `lanes` recorded its next
+  // operation already, each stops there without running (in lane order, as
+  // the general loop would) and this returns true; else it changes nothing.
+  bool advance_recorded(timed_slot& slot, std::uint32_t w, std::uint32_t lanes);
   timed_op& recorded_op(std::uint32_t w, std::uint32_t lane, std::uint32_t k) {
     return run_ahead_ops_[(std::size_t(w) * state_.run_ahead + k) * warp_size + lane];
   }
+  // Operations lane (w, lane) recorded in run_ahead_ops_: loads and stores
+  // it ran ahead over, then perhaps the operation it parked at.
+  std::uint16_t& recorded(std::uint32_t w, std::uint32_t lane) { return recorded_counts_[w * warp_size + lane]; }
+  std::uint16_t recorded(std::uint32_t w, std::uint32_t lane) const { return recorded_counts_[w * warp_size + lane]; }
   void run_woken();
 
   fiber_record* new_carrier();
@@ -249,6 +260,7 @@ class block_scheduler {
   // Per warp, state_.run_ahead rows of 32 lanes: a convergent warp's lanes record
   // their k-th load side by side.
   std::vector<timed_op> run_ahead_ops_;
+  std::vector<std::uint16_t> recorded_counts_;  // per lane of each warp, see recorded()
   std::vector<std::uint32_t> touched_;
 
   std::uint64_t events_ = 0;  // exits and arrivals: what counts as progress

@@ -47,9 +47,8 @@ struct fiber_record {
 
   // Timed schedule, for the thread on this fiber (kept here, not in the
   // thread context, which the fast path wants small enough for registers):
-  // instructions declared with work() since its last stop, and the last
-  // atomic or view load of a spin_wait condition (what a further try reads).
-  std::uint32_t work = 0;
+  // the last atomic or view load of a spin_wait condition (what a further
+  // try reads).
   const void* spin_probe = nullptr;
   std::uint32_t spin_probe_bytes = 0;
   mem_space spin_probe_space = mem_space::global;

@@ -26,9 +26,9 @@ mem_space timed_space(const detail::block_state& b, const void* p, mem_space s) 
 // Records an access lane (w, lane) runs ahead over, with the work it
 // declared since its last stop; false when its record is full and it must
 // hold until its warp has issued them.
-bool record_ahead(detail::block_state& b, detail::fiber_record& f, std::uint32_t w, std::uint32_t lane, timed_op op) {
-  op.work = f.work;
-  f.work = 0;
+bool record_in_scheduler(detail::block_state& b, std::uint32_t& work, std::uint32_t w, std::uint32_t lane, timed_op op) {
+  op.work = work;
+  work = 0;
   return b.scheduler->timed_record(w, lane, op);
 }
 }  // namespace
@@ -116,8 +116,8 @@ bool thread_ctx::retry_spin_off_fiber() {
   detail::fiber_record& f = *fiber_;
   // What the resumed lane would do: stop at its next try.
   timed_op op = spin_try_op(f);
-  op.work = f.work;
-  f.work = 0;
+  op.work = work_;
+  work_ = 0;
   prepare_to_wait();
   b_->scheduler->timed_restop(*this, op);
   return false;
@@ -168,7 +168,7 @@ void thread_ctx::deterministic_yield(std::uint32_t what, std::uint32_t bytes, co
     const bool ahead = b_->run_ahead != 0 && (op.kind == timed_kind::load ||
                                               (op.kind == timed_kind::store && b_->run_ahead_stores));
     if (!ahead) return timed_stop(op);
-    if (record_ahead(*b_, *fiber_, warp_id(), lane_id(), op)) return;
+    if (record_in_scheduler(*b_, work_, warp_id(), lane_id(), op)) return;
     prepare_to_wait();
     return b_->scheduler->timed_hold(*this);
   }
@@ -188,12 +188,14 @@ void thread_ctx::timed_thread_end() {
   timed_wait_for_recorded();
 }
 
-void thread_ctx::work(std::uint32_t instructions) { fiber_->work += instructions; }
-void thread_ctx::discard_work() { fiber_->work = 0; }
+void thread_ctx::hold_for_issue() {
+  prepare_to_wait();
+  b_->scheduler->timed_hold(*this);
+}
 
 void thread_ctx::timed_stop(timed_op op) {
-  op.work = fiber_->work;
-  fiber_->work = 0;
+  op.work = work_;
+  work_ = 0;
   prepare_to_wait();
   b_->scheduler->timed_park(*this, op);
 }
@@ -277,7 +279,7 @@ void thread_ctx::observe_load(mem_space s, const void* p, std::size_t bytes, con
       // (every plain load of a kernel passes here).
       const timed_op op{timed_kind::load, timed_space(*b_, p, s), scope::device, 0, std::uint32_t(bytes), p, 0, false,
                         loc};
-      if (!record_ahead(*b_, *fiber_, warp_id(), lane_id(), op)) {
+      if (!record_in_scheduler(*b_, work_, warp_id(), lane_id(), op)) {
         prepare_to_wait();
         b_->scheduler->timed_hold(*this);
       }

@@ -226,9 +226,13 @@ void timed_engine::issue(launch_state& L, warp_rec& w, std::uint32_t unit, vtime
   // Lanes stopped at the same operation issue together; the others wait
   // for a later instruction (divergence).
   std::uint32_t group = 0, work = 0;
-  for (std::uint32_t m = pending; m != 0; m &= m - 1) {
-    const std::uint32_t lane = std::uint32_t(std::countr_zero(m));
+  const auto join = [&](std::uint32_t lane) {
     if (same_operation(ops[lane], lead)) group |= 1u << lane, work = std::max(work, ops[lane].work);
+  };
+  if (pending == ~0u) {  // a whole warp: a loop without bit scans
+    for (std::uint32_t lane = 0; lane < warp_size; ++lane) join(lane);
+  } else {
+    for (std::uint32_t m = pending; m != 0; m &= m - 1) join(std::uint32_t(std::countr_zero(m)));
   }
 
   unit_rec& u = units_[unit];

@@ -10,14 +10,9 @@ namespace gpmx::sim {
 
 namespace {
 
-// Adds `mask` to the request for `line`, appending one if the line is new.
-// `last` remembers the previous lane's request: neighbouring lanes usually
-// share a line, so most lanes cost one comparison.
-inline void touch(std::uint64_t line, std::uint32_t mask, line_request* out, unsigned& n, unsigned& last) {
-  if (n != 0 && out[last].line_addr == line) {
-    out[last].sector_mask |= mask;
-    return;
-  }
+// Adds `mask` to the request for `line` other than out[last] (the caller
+// checked that one), appending one if the line is new.
+void touch_other(std::uint64_t line, std::uint32_t mask, line_request* out, unsigned& n, unsigned& last) {
   for (unsigned i = 0; i < n; ++i)
     if (out[i].line_addr == line) {
       out[i].sector_mask |= mask;
@@ -28,6 +23,22 @@ inline void touch(std::uint64_t line, std::uint32_t mask, line_request* out, uns
   last = n++;
 }
 
+// The previous lane's request first: neighbouring lanes usually share a
+// line, so most lanes cost one comparison. `line` is never ~0 (a line's
+// first byte), so out[0] starting as ~0 stands for "no request yet".
+inline void touch(std::uint64_t line, std::uint32_t mask, line_request* out, unsigned& n, unsigned& last) {
+  if (out[last].line_addr == line) {
+    out[last].sector_mask |= mask;
+    return;
+  }
+  touch_other(line, mask, out, n, last);
+}
+
+[[noreturn]] void throw_wider_than_a_line(std::uint32_t bytes, std::uint32_t line_bytes) {
+  throw gpmx::error(error_code::usage,
+                    fmt::format("coalesce: a lane accesses {} bytes, more than a line ({})", bytes, line_bytes));
+}
+
 }  // namespace
 
 unsigned coalesce(std::uint32_t active_mask, const lane_access* lanes, std::uint32_t line_bytes,
@@ -35,12 +46,13 @@ unsigned coalesce(std::uint32_t active_mask, const lane_access* lanes, std::uint
   const std::uint64_t line_mask = ~std::uint64_t(line_bytes - 1);
   const unsigned sector_shift = unsigned(std::countr_zero(sector_bytes));
   unsigned n = 0, last = 0;
+  out[0].line_addr = ~std::uint64_t(0);
   for (std::uint32_t m = active_mask; m != 0; m &= m - 1) {
     const lane_access& a = lanes[std::countr_zero(m)];
-    if (a.bytes == 0) continue;
-    if (a.bytes > line_bytes)
-      throw gpmx::error(error_code::usage,
-                        fmt::format("coalesce: a lane accesses {} bytes, more than a line ({})", a.bytes, line_bytes));
+    if (a.bytes - 1 >= line_bytes) {  // 0 (no part) or wider than a line: one test for both
+      if (a.bytes == 0) continue;
+      throw_wider_than_a_line(a.bytes, line_bytes);
+    }
     const std::uint64_t first = a.addr, end = a.addr + a.bytes - 1;
     const std::uint64_t line = first & line_mask, end_line = end & line_mask;
     if (line == end_line) {

@@ -91,15 +91,31 @@ std::uint64_t gpu_model::simulated(const void* p) {
   return last_frame_ << page_shift | (a & ((std::uintptr_t(1) << page_shift) - 1));
 }
 
-warp_request gpu_model::request(const warp_instruction& in, mem_space space, access_kind kind) {
-  warp_request r;
+warp_request& gpu_model::request(const warp_instruction& in, mem_space space, access_kind kind) {
+  warp_request& r = request_;
   r.sm = in.sm;
   r.space = space;
   r.kind = kind;
+  r.atomic = false;
+  r.read_modify_write = true;
+  r.atomic_scope = scope::device;
   r.active = in.lanes;
+  // simulated() inline, its last page kept in locals: the lanes' stores
+  // into request_ (a member, as the page is) would make the compiler
+  // reload it for every lane.
+  constexpr unsigned page_shift = 12;
+  std::uintptr_t page = last_page_;
+  std::uint64_t frame = last_frame_;
   for (std::uint32_t m = in.lanes; m != 0; m &= m - 1) {
     const auto lane = std::uint32_t(std::countr_zero(m));
-    r.lanes[lane] = {simulated(in.ops[lane].addr), in.ops[lane].bytes};
+    const timed_op& op = in.ops[lane];
+    const auto a = reinterpret_cast<std::uintptr_t>(op.addr);
+    if (a >> page_shift != page) {
+      (void)simulated(op.addr);
+      page = last_page_;
+      frame = last_frame_;
+    }
+    r.lanes[lane] = {frame << page_shift | (a & ((std::uintptr_t(1) << page_shift) - 1)), op.bytes};
   }
   return r;
 }
@@ -146,7 +162,7 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
     case timed_kind::load:
     case timed_kind::store: {
       const mem_space space = op.space;
-      const warp_request r = request(in, space, op.kind == timed_kind::load ? access_kind::load : access_kind::store);
+      const warp_request& r = request(in, space, op.kind == timed_kind::load ? access_kind::load : access_kind::store);
       const request_timing t = mem_.access(r, now);
       if (op.kind == timed_kind::load) return {std::max(t.done, next), next, stall_reason::memory};
       if (space != mem_space::shared) writes_of(in) = std::max(writes_of(in), t.done);
@@ -175,7 +191,7 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
       if (op.space == mem_space::shared && op.kind != timed_kind::flag_release && op.kind != timed_kind::flag_acquire) {
         // Shared-memory atomics execute in the SM's shared memory, through
         // its banks; a store is sent and the warp goes on.
-        warp_request r = request(in, mem_space::shared, release ? access_kind::store : access_kind::load);
+        warp_request& r = request(in, mem_space::shared, release ? access_kind::store : access_kind::load);
         r.atomic = true;
         r.read_modify_write = rmw;
         const request_timing t = mem_.access(r, now);
@@ -190,7 +206,7 @@ issue_result gpu_model::issue(const warp_instruction& in, vtime now) {
         o = persist_.before_acquire(in, op.sc, now, writes_before(in));
       const bool held = o.held;
       const picos start = held ? now : std::max(now, o.ready);
-      warp_request r = request(in, space_of(op.addr), release ? access_kind::store : access_kind::load);
+      warp_request& r = request(in, space_of(op.addr), release ? access_kind::store : access_kind::load);
       // A block-scope persist acquire or release meets its partner in the
       // SM: its flag is read and written in the L1; the others at the L2.
       r.atomic = !(flag && persist_.effective(op.sc) == scope::block);

@@ -89,6 +89,30 @@ TEST(Coalescer, FirstTouchOrderWithRevisits) {
   EXPECT_EQ(r[1], (line_request{0x0, 0x1}));
 }
 
+TEST(Coalescer, ALineOfThirtyTwoSectorsUsesEveryMaskBit) {
+  // 4-byte sectors in a 128-byte line: the last sector is bit 31.
+  std::array<lane_access, 32> lanes{};
+  lanes[0] = {0x107c, 4};   // the last sector alone
+  lanes[1] = {0x1100, 128};  // a whole line
+  lanes[2] = {0x1170, 16};   // sectors 28 to 31 of that line again
+  auto r = coalesce(0x7u, lanes.data(), 128, 4);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], (line_request{0x1000, 0x80000000u}));
+  EXPECT_EQ(r[1], (line_request{0x1100, 0xffffffffu}));
+  EXPECT_EQ(gpmx::sim::sector_span(8, 127, 2), 0xfffffffcu);
+  EXPECT_EQ(gpmx::sim::sector_span(0, 3, 2), 0x1u);
+}
+
+TEST(Coalescer, ActiveLanesOfNoBytesTakeNoPart) {
+  auto lanes = strided(0x10000, 128, 4);
+  lanes[0].bytes = 0;
+  lanes[2].bytes = 0;
+  auto r = coalesce(0x7u, lanes.data(), 128, 32);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0], (line_request{0x10080, 0x1}));
+  EXPECT_TRUE(coalesce(0x5u, lanes.data(), 128, 32).empty());
+}
+
 TEST(Coalescer, LaneWiderThanALineIsRefused) {
   std::array<lane_access, 32> lanes{};
   lanes[0] = {0, 256};

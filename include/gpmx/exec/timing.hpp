@@ -107,7 +107,9 @@ struct timed_machine {
   // Plain stores run ahead too (with run_ahead > 0). A store is made when
   // the lane reaches it in any case; this lets the lane go on past it
   // before its warp issues it. A model that follows each store's bytes
-  // from the lane to its issue (crash images) keeps false.
+  // from the lane to its issue (crash images) keeps false: with it, a store
+  // in a space the observer does not observe (observed_spaces()) is not
+  // reported to it, as a load in such a space is not.
   bool run_ahead_stores = false;
 };
 

@@ -38,9 +38,10 @@ std::vector<line_request> coalesce(std::uint32_t active_mask, const lane_access*
 
 // The mask of the sectors [first_byte, last_byte] (offsets in one line) touch.
 constexpr std::uint32_t sector_span(std::uint32_t first_byte, std::uint32_t last_byte, unsigned sector_shift) {
-  unsigned a = first_byte >> sector_shift, b = last_byte >> sector_shift;
-  std::uint32_t upto_b = b >= 31 ? 0xffffffffu : ((2u << b) - 1);
-  return upto_b & ~((1u << a) - 1);
+  // Bits a to b. For b = 31, 2u << b wraps to 0 and the difference is
+  // every bit from a up: no branch.
+  const unsigned a = first_byte >> sector_shift, b = last_byte >> sector_shift;
+  return (2u << b) - (1u << a);
 }
 
 }  // namespace gpmx::sim

@@ -118,7 +118,9 @@ class gpu_model final : public timing_model {
   // the run first touches them (as a driver hands out physical pages), so
   // the same run times the same wherever the host put its buffers.
   std::uint64_t simulated(const void* p);
-  warp_request request(const warp_instruction& in, mem_space space, access_kind kind);
+  // The instruction's request, built in request_ (valid until the next
+  // call): its 32 lane slots are written only for the active lanes.
+  warp_request& request(const warp_instruction& in, mem_space space, access_kind kind);
   picos& writes_of(const warp_instruction& in);
   // When the warp's earlier stores are acknowledged (0: none), without
   // adding the warp to writes_ (barriers and acquires only read it).
@@ -137,6 +139,7 @@ class gpu_model final : public timing_model {
   picos cycle_ = 0, issue_ = 0;
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pm_ranges_;  // [begin, end)
   std::unordered_map<std::uintptr_t, std::uint64_t> frames_;  // host page -> simulated page
+  warp_request request_;
   std::uintptr_t last_page_ = ~std::uintptr_t(0);
   std::uint64_t last_frame_ = 0, next_frame_ = 1;
   // Per warp (block << 6 | warp): when its stores issued so far are acknowledged.

@@ -9,6 +9,9 @@
 #include "gpmx/exec/dim3.hpp"
 #include "gpmx/exec/observer.hpp"
 
+namespace gpmx {
+struct timed_op;
+}
 namespace gpmx::cpu {
 class thread_ctx;
 }
@@ -62,6 +65,12 @@ class block_state {
   bool timed = false;                   // the timed schedule (deterministic too)
   std::uint32_t run_ahead = 0;          // timed: plain loads a lane records before it stops
   bool run_ahead_stores = false;        // timed: and plain stores
+  // timed, with run_ahead: the block scheduler's records, which a lane's
+  // plain load fills inline (thread_ctx::record_load): op k of lane l of
+  // warp w at ahead_ops[(w * run_ahead + k) * 32 + l], and how many lane
+  // (w, l) has recorded at ahead_count[w * 32 + l].
+  timed_op* ahead_ops = nullptr;
+  std::uint16_t* ahead_count = nullptr;
   gpmx::observer* observer = nullptr;   // the launch's, or null
   std::uint8_t observed_spaces = 0;     // observer->observed_spaces(), or 0
   std::uint8_t reported_load_spaces = 0;  // loads the observer hears of: its observed_spaces()

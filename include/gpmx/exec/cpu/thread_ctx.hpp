@@ -64,7 +64,9 @@ class thread_ctx {
         one_d_(b.block_dim.y == 1 && b.block_dim.z == 1),
         pm_lines_(pm_lines),
         obs_(b.observer),
-        observed_(b.observed_spaces) {}
+        observed_(b.observed_spaces),
+        ahead_spaces_(b.ahead_ops ? std::uint8_t(b.scheduling_spaces & ~b.reported_load_spaces) : std::uint8_t(0)),
+        ahead_store_spaces_(b.run_ahead_stores ? ahead_spaces_ : std::uint8_t(0)) {}
   thread_ctx(const thread_ctx&) = delete;
   thread_ctx& operator=(const thread_ctx&) = delete;
 
@@ -289,7 +291,7 @@ class thread_ctx {
   // Declares that the thread executes `instructions` more instructions
   // before its next memory, ordering or synchronization operation; the
   // timed schedule charges them as issue cycles. Free elsewhere.
-  void work(std::uint32_t instructions);
+  void work(std::uint32_t instructions) { work_ += instructions; }
 
   // --- persistent memory (see docs/persistency-models.md) ---
   // PM views and logs call this for every store, right after it (through
@@ -298,7 +300,7 @@ class thread_ctx {
   void record_pm_write(const persist_domain* d, const void* p, std::size_t bytes,
                        source_loc loc = source_loc::current()) {
     note_pm_lines(d, p, bytes);
-    if (observed_ & space_bit(mem_space::pm)) observe_store(mem_space::pm, p, bytes, loc);
+    record_store(mem_space::pm, p, bytes, loc);
   }
   // Whether this thread stored to PM since its last flush. A flag in the
   // context (not the vector's size) so that, in kernels that never touch PM,
@@ -308,15 +310,21 @@ class thread_ctx {
   // need it.
   void record_pm_read(const persist_domain*, const void* p, std::size_t bytes,
                       source_loc loc = source_loc::current()) {
-    if (observed_ & space_bit(mem_space::pm)) observe_load(mem_space::pm, p, bytes, loc);
+    record_load(mem_space::pm, p, bytes, loc);
   }
   // Device- and shared-memory views call these for every store (after it)
   // and load (before it). Free when no observer wants the space.
   void record_store(mem_space s, const void* p, std::size_t bytes, source_loc loc = source_loc::current()) {
-    if (observed_ & space_bit(s)) observe_store(s, p, bytes, loc);
+    if (observed_ & space_bit(s)) {
+      if ((ahead_store_spaces_ & space_bit(s)) && !in_spin_) return record_ahead(timed_kind::store, s, p, bytes, loc);
+      observe_store(s, p, bytes, loc);
+    }
   }
   void record_load(mem_space s, const void* p, std::size_t bytes, source_loc loc = source_loc::current()) {
-    if (observed_ & space_bit(s)) observe_load(s, p, bytes, loc);
+    if (observed_ & space_bit(s)) {
+      if ((ahead_spaces_ & space_bit(s)) && !in_spin_) return record_ahead(timed_kind::load, s, p, bytes, loc);
+      observe_load(s, p, bytes, loc);
+    }
   }
   // The lines recorded and not yet persisted (for tests and tools).
   const pm_line_list& pending_pm_lines() const { return *pm_lines_; }
@@ -548,7 +556,31 @@ class thread_ctx {
     if (b_->timed) timed_thread_end();
   }
   void timed_thread_end();
-  void discard_work();
+  void discard_work() { work_ = 0; }
+  // The timed schedule's plain load (or store) with run-ahead, the
+  // simulator's most frequent event: the lane writes its record in place
+  // (block_state's ahead_ops) and goes on; it parks only once its record is
+  // full. Nobody else hears of it: ahead_spaces_ leaves out the spaces the
+  // observer wants loads of, and a model that wants stores reported keeps
+  // run_ahead_stores off (timing.hpp).
+  void record_ahead(timed_kind k, mem_space s, const void* p, std::size_t bytes, const source_loc& loc) {
+    // Every load first: the record's byte-wide fields may alias anything,
+    // so a load after their stores would be made again.
+    const detail::block_state& b = *b_;
+    const std::uint64_t rank = rank_;
+    const std::uint32_t ahead = b.run_ahead, work = work_;
+    const mem_space space = p && b.in_shared(p) ? mem_space::shared : s;
+    std::uint16_t& count = b.ahead_count[rank];
+    const std::uint32_t n = count;
+    timed_op& r = b.ahead_ops[(rank & ~std::uint64_t(warp_size - 1)) * ahead + n * warp_size + rank % warp_size];
+    count = std::uint16_t(n + 1);
+    work_ = 0;
+    r.bytes = std::uint32_t(bytes), r.addr = p, r.work = work, r.loc = loc;
+    r.kind = k, r.space = space, r.sc = scope::device, r.sub = 0, r.acquire = false;
+    if (n + 1 >= ahead) hold_for_issue();
+  }
+  // After a full record: parks until the warp has issued what it recorded.
+  void hold_for_issue();
   // Timed schedule with run-ahead: parks until the loads this thread
   // recorded have issued (nothing if none).
   void timed_wait_for_recorded();
@@ -589,6 +621,9 @@ class thread_ctx {
   observer* obs_;                   // null unless the launch is observed
   std::uint8_t observed_;           // space_bit of each space obs_ wants
   bool pm_dirty_ = false;
+  std::uint8_t ahead_spaces_;       // timed, run-ahead: loads of these spaces go to record_ahead
+  std::uint8_t ahead_store_spaces_;  // and stores of these
+  std::uint32_t work_ = 0;          // timed: instructions declared with work() since the last operation
   // 64-bit so the thread loop's induction variables cannot wrap, which lets
   // the compiler vectorize barrier-free kernels across threads.
   std::uint64_t rank_ = 0;
