@@ -354,8 +354,8 @@ timed_op* block_scheduler::stop_ops(std::uint32_t w, std::uint32_t lanes) {
   const std::uint16_t k = slot.at[first];
   const std::uint16_t* rec = &recorded(w, 0);
   bool one_row = true;
-  if (lanes == ~0u) {  // a whole warp: a loop the compiler vectorizes
-    std::uint32_t off_row = 0;  // an OR the compiler vectorizes
+  if (lanes == ~0u) {  // a whole warp: an OR over the lanes, which the compiler vectorizes
+    std::uint32_t off_row = 0;
     for (std::uint32_t l = 0; l < warp_size; ++l) off_row |= std::uint32_t(rec[l] == 0) | std::uint32_t(slot.at[l] != k);
     one_row = off_row == 0;
   } else {
@@ -435,8 +435,8 @@ void block_scheduler::stage() {
 bool block_scheduler::advance_recorded(timed_slot& slot, std::uint32_t w, std::uint32_t lanes) {
   const std::uint16_t* rec = &recorded(w, 0);
   std::uint64_t seq = slot.next_seq;
-  if (lanes == ~0u) {  // a whole warp: loops the compiler vectorizes
-    std::uint32_t short_of = 0;  // lanes without a further record; an OR the compiler vectorizes
+  if (lanes == ~0u) {  // a whole warp: loops over the lanes, which the compiler vectorizes
+    std::uint32_t short_of = 0;  // some lane has no further record
     for (std::uint32_t l = 0; l < warp_size; ++l) short_of |= std::uint32_t(slot.at[l] + 1 >= rec[l]);
     if (short_of != 0) return false;
     for (std::uint32_t l = 0; l < warp_size; ++l) ++slot.at[l], slot.seq[l] = seq + l;

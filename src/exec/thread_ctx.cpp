@@ -168,18 +168,15 @@ void thread_ctx::deterministic_yield(std::uint32_t what, std::uint32_t bytes, co
     const bool ahead = b_->run_ahead != 0 && (op.kind == timed_kind::load ||
                                               (op.kind == timed_kind::store && b_->run_ahead_stores));
     if (!ahead) return timed_stop(op);
-    if (record_in_scheduler(*b_, work_, warp_id(), lane_id(), op)) return;
-    prepare_to_wait();
-    return b_->scheduler->timed_hold(*this);
+    if (!record_in_scheduler(*b_, work_, warp_id(), lane_id(), op)) hold_for_issue();
+    return;
   }
   prepare_to_wait();
   b_->scheduler->maybe_yield(*this);
 }
 
 void thread_ctx::timed_wait_for_recorded() {
-  if (b_->run_ahead == 0 || !b_->scheduler->timed_has_recorded(*this)) return;
-  prepare_to_wait();
-  b_->scheduler->timed_hold(*this);
+  if (b_->run_ahead != 0 && b_->scheduler->timed_has_recorded(*this)) hold_for_issue();
 }
 
 void thread_ctx::timed_thread_end() {
@@ -272,21 +269,10 @@ void thread_ctx::observe_store(mem_space s, const void* p, std::size_t bytes, co
 }
 
 void thread_ctx::observe_load(mem_space s, const void* p, std::size_t bytes, const source_loc& loc) {
-  if (b_->scheduling_spaces & space_bit(s)) {  // the load follows with no yield between
-    if (b_->timed && b_->run_ahead != 0 && !in_spin_) {
-      // The timed schedule's common case, deterministic_yield's run-ahead
-      // branch without packing the operation into a word and decoding it
-      // (every plain load of a kernel passes here).
-      const timed_op op{timed_kind::load, timed_space(*b_, p, s), scope::device, 0, std::uint32_t(bytes), p, 0, false,
-                        loc};
-      if (!record_in_scheduler(*b_, work_, warp_id(), lane_id(), op)) {
-        prepare_to_wait();
-        b_->scheduler->timed_hold(*this);
-      }
-    } else {
-      sync_point(timed_kind::load, scope::device, 0, p, bytes, loc, s);
-    }
-  }
+  // The timed schedule's common case (a run-ahead load the observer does
+  // not hear of) never comes here: record_load writes its record inline.
+  if (b_->scheduling_spaces & space_bit(s))  // the load follows with no yield between
+    sync_point(timed_kind::load, scope::device, 0, p, bytes, loc, s);
   if (b_->reported_load_spaces & space_bit(s)) obs_->access(coords(), s, access_kind::load, p, bytes, loc);
 }
 

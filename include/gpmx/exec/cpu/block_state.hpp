@@ -66,7 +66,7 @@ class block_state {
   std::uint32_t run_ahead = 0;          // timed: plain loads a lane records before it stops
   bool run_ahead_stores = false;        // timed: and plain stores
   // timed, with run_ahead: the block scheduler's records, which a lane's
-  // plain load fills inline (thread_ctx::record_load): op k of lane l of
+  // plain load or store fills inline (thread_ctx::record_ahead): op k of lane l of
   // warp w at ahead_ops[(w * run_ahead + k) * 32 + l], and how many lane
   // (w, l) has recorded at ahead_count[w * 32 + l].
   timed_op* ahead_ops = nullptr;
