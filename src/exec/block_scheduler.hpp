@@ -98,19 +98,6 @@ class block_scheduler {
   // Parks t at `op` until its warp issues it (after the loads t ran ahead
   // over, which issue first, in order).
   void timed_park(thread_ctx& t, const timed_op& op);
-  // Records a load (or store) t performs ahead of its warp's issue; false
-  // when t has recorded as many as it may and must park (timed_hold) before
-  // going on.
-  // Inline: the caller's fields go straight to the record (a copy of an op
-  // built moments before stalls on the store buffer).
-  bool timed_record(std::uint32_t w, std::uint32_t lane, const timed_op& op) {
-    std::uint16_t& n = recorded(w, lane);
-    timed_op& r = recorded_op(w, lane, n++);
-    // Member by member: a whole-object copy would go through memory.
-    r.kind = op.kind, r.space = op.space, r.sc = op.sc, r.sub = op.sub, r.bytes = op.bytes, r.addr = op.addr;
-    r.work = op.work, r.acquire = op.acquire, r.loc = op.loc;
-    return n < state_.run_ahead;
-  }
   // Whether t has recorded loads its warp has not issued yet.
   bool timed_has_recorded(const thread_ctx& t) const;
   // Parks t, which stopped after recorded loads, until its warp has issued

@@ -23,14 +23,6 @@ mem_space timed_space(const detail::block_state& b, const void* p, mem_space s) 
   return p && b.in_shared(p) ? mem_space::shared : s;
 }
 
-// Records an access lane (w, lane) runs ahead over, with the work it
-// declared since its last stop; false when its record is full and it must
-// hold until its warp has issued them.
-bool record_in_scheduler(detail::block_state& b, std::uint32_t& work, std::uint32_t w, std::uint32_t lane, timed_op op) {
-  op.work = work;
-  work = 0;
-  return b.scheduler->timed_record(w, lane, op);
-}
 }  // namespace
 
 detail::barrier_result thread_ctx::barrier(std::uint32_t pred, const source_loc& loc) {
@@ -168,8 +160,9 @@ void thread_ctx::deterministic_yield(std::uint32_t what, std::uint32_t bytes, co
     const bool ahead = b_->run_ahead != 0 && (op.kind == timed_kind::load ||
                                               (op.kind == timed_kind::store && b_->run_ahead_stores));
     if (!ahead) return timed_stop(op);
-    if (!record_in_scheduler(*b_, work_, warp_id(), lane_id(), op)) hold_for_issue();
-    return;
+    // The same record a view's inline call writes (op.sc is device, op.sub
+    // none for a plain load or store).
+    return record_ahead(op.kind, op.space, op.addr, op.bytes, op.loc);
   }
   prepare_to_wait();
   b_->scheduler->maybe_yield(*this);
