@@ -6,6 +6,16 @@
 
 namespace gpmx::sim {
 
+namespace {
+// Host addresses map to simulated ones page by page (4 KB pages numbered in
+// the order the run first touches them), each keeping its offset.
+constexpr unsigned page_shift = 12;
+std::uintptr_t page_of(std::uintptr_t a) { return a >> page_shift; }
+std::uint64_t in_frame(std::uint64_t frame, std::uintptr_t a) {
+  return frame << page_shift | (a & ((std::uintptr_t(1) << page_shift) - 1));
+}
+}  // namespace
+
 std::uint64_t run_totals::instructions() const {
   std::uint64_t n = 0;
   for (const sm_activity& s : sms) n += s.instructions;
@@ -79,16 +89,15 @@ mem_space gpu_model::space_of(const void* p) const {
 }
 
 std::uint64_t gpu_model::simulated(const void* p) {
-  constexpr unsigned page_shift = 12;
   const auto a = reinterpret_cast<std::uintptr_t>(p);
-  const std::uintptr_t page = a >> page_shift;
+  const std::uintptr_t page = page_of(a);
   if (page != last_page_) {
     const auto [it, fresh] = frames_.try_emplace(page, next_frame_);
     if (fresh) ++next_frame_;
     last_page_ = page;
     last_frame_ = it->second;
   }
-  return last_frame_ << page_shift | (a & ((std::uintptr_t(1) << page_shift) - 1));
+  return in_frame(last_frame_, a);
 }
 
 warp_request& gpu_model::request(const warp_instruction& in, mem_space space, access_kind kind) {
@@ -100,22 +109,21 @@ warp_request& gpu_model::request(const warp_instruction& in, mem_space space, ac
   r.read_modify_write = true;
   r.atomic_scope = scope::device;
   r.active = in.lanes;
-  // simulated() inline, its last page kept in locals: the lanes' stores
+  // simulated()'s fast path inline, its last page kept in locals: the lanes' stores
   // into request_ (a member, as the page is) would make the compiler
   // reload it for every lane.
-  constexpr unsigned page_shift = 12;
   std::uintptr_t page = last_page_;
   std::uint64_t frame = last_frame_;
   for (std::uint32_t m = in.lanes; m != 0; m &= m - 1) {
     const auto lane = std::uint32_t(std::countr_zero(m));
     const timed_op& op = in.ops[lane];
     const auto a = reinterpret_cast<std::uintptr_t>(op.addr);
-    if (a >> page_shift != page) {
+    if (page_of(a) != page) {
       (void)simulated(op.addr);
       page = last_page_;
       frame = last_frame_;
     }
-    r.lanes[lane] = {frame << page_shift | (a & ((std::uintptr_t(1) << page_shift) - 1)), op.bytes};
+    r.lanes[lane] = {in_frame(frame, a), op.bytes};
   }
   return r;
 }
