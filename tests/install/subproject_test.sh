@@ -9,7 +9,7 @@ src=$1
 work=$2
 nvcc=${3:-}
 fail() { echo "subproject test: FAILED: $*" >&2; exit 1; }
-cuda=(-DCMAKE_CUDA_ARCHITECTURES=80)
+cuda=(-DCMAKE_CUDA_ARCHITECTURES=80-virtual)
 [[ -n $nvcc ]] && cuda+=(-DCMAKE_CUDA_COMPILER="$nvcc")
 rm -rf "$work"
 mkdir -p "$work"
