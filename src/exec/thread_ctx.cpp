@@ -16,15 +16,6 @@
 
 namespace gpmx::cpu {
 
-namespace {
-// The timed schedule's space of an access: an address in the block's
-// shared memory is served in the SM, whatever view or raw pointer made it.
-mem_space timed_space(const detail::block_state& b, const void* p, mem_space s) {
-  return p && b.in_shared(p) ? mem_space::shared : s;
-}
-
-}  // namespace
-
 detail::barrier_result thread_ctx::barrier(std::uint32_t pred, const source_loc& loc) {
   // The arrival is the thread's event; the barrier itself is the scheduling point.
   if (obs_) obs_->barrier(coords(), loc);
@@ -139,7 +130,7 @@ void thread_ctx::deterministic_yield(std::uint32_t what, std::uint32_t bytes, co
               std::uint8_t(what >> 24), bytes, p, 0, false, loc};
   // An atomic on a raw pointer carries no space: the timed model must know
   // a block's shared memory, which a GPU serves in the SM, not at the L2.
-  if (b_->timed) op.space = timed_space(*b_, op.addr, op.space);
+  if (b_->timed) op.space = b_->timed_space(op.addr, op.space);
   if (in_spin_) {
     // A persist acquire reads its flag as an atomic load does.
     if (op.kind == timed_kind::atomic || op.kind == timed_kind::load || op.kind == timed_kind::flag_acquire) {

@@ -83,6 +83,9 @@ class block_state {
     const auto* b = static_cast<const std::byte*>(p);
     return b >= static_shared && b < static_shared + shared_bytes;
   }
+  // The timed schedule's space of an access: an address in this block's
+  // shared memory is served in the SM, whatever view or raw pointer made it.
+  mem_space timed_space(const void* p, mem_space s) const { return p && in_shared(p) ? mem_space::shared : s; }
   // The k-th static shared allocation of this block (made on first request).
   std::byte* static_shared_at(std::size_t k, std::size_t bytes, std::size_t align);
 

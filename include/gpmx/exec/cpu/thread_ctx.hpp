@@ -569,7 +569,7 @@ class thread_ctx {
     const detail::block_state& b = *b_;
     const std::uint64_t rank = rank_;
     const std::uint32_t ahead = b.run_ahead, work = work_;
-    const mem_space space = p && b.in_shared(p) ? mem_space::shared : s;
+    const mem_space space = b.timed_space(p, s);
     std::uint16_t& count = b.ahead_count[rank];
     const std::uint32_t n = count;
     timed_op& r = b.ahead_ops[(rank & ~std::uint64_t(warp_size - 1)) * ahead + n * warp_size + rank % warp_size];
