@@ -16,9 +16,12 @@ T read(T* p) {
 queue_stage_sampler::queue_stage_sampler(std::vector<storage::queue_pair_view> queues,
                                          std::vector<const storage::controller*> controllers, std::uint32_t threads)
     : queues_(std::move(queues)), controllers_(std::move(controllers)), threads_(threads) {
+  // At least one look, also when stop() comes before the thread first runs
+  // (a loaded machine): a run shorter than the interval still has a sample.
   thread_ = std::thread([this] {
-    while (!stop_.load(std::memory_order_relaxed)) {
+    for (;;) {
       sample();
+      if (stop_.load(std::memory_order_relaxed)) break;
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
   });
