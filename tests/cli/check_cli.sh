@@ -26,6 +26,20 @@ expect 1 "$gpmx" verify reduction --data gpmx-data/check/reduction/failure-1
 expect 0 "$gpmx" check reduction --bug block-scope-release --model sbrp-promoted --max-images 300 --json
 has '"failed_images": 0'
 
+# Several trace schedules, a row each; --first stops at the first that
+# fails, its smallest image kept under seed-S.
+expect 0 "$gpmx" check reduction --style sbrp --schedules 2 --max-images 100 --json
+has '"schedules_checked": 2'
+has '"failing_seeds": \[\]'
+has '"seed": 2'
+expect 1 "$gpmx" check reduction --bug block-scope-release --schedules 3 --first
+has 'schedules          1 of 3 checked'
+has 'failing seeds      1'
+has 'in the schedule of seed 1: a scoped persistency bug'
+[ -d gpmx-data/check/reduction/seed-1/failure-1 ] || { echo "FAIL: no seed-1/failure-1 kept"; failures=$((failures + 1)); }
+expect 2 "$gpmx" check reduction --schedules 0
+expect 2 "$gpmx" check reduction --schedules 2 --at 3000
+
 # A failure no rule explains says what recovery read (where read tracking
 # works: x86-64, not under ThreadSanitizer).
 expect 1 "$gpmx" check gpdb --bug log-tail-first --max-images 300

@@ -37,6 +37,7 @@ struct check_args {
   std::size_t images = 0;  // 0: the strategy's default
   std::size_t pairs = 2000, multi_loss = 500;  // mixed: images in all for each multi-loss pass
   std::uint64_t seed = 1, every = 0;
+  unsigned schedules = 1;  // trace schedules checked in turn: seeds seed .. seed + schedules - 1
   std::size_t crash_points = 0, max_images = 20000, max_granule_stores = std::size_t(1) << 16;
   std::uint32_t granularity = 8;
   unsigned jobs = 0;
@@ -84,8 +85,7 @@ void add_rank_rows(kv_result& k, const scale::distributed_report& d) {
   }
 }
 
-void print_report(const std::string& what, const check::check_report& r, bool json,
-                  const scale::distributed_report* ranks = nullptr) {
+kv_result report_rows(const std::string& what, const check::check_report& r) {
   kv_result k;
   k.add("checked", "checked", what, what);
   k.add("model", "model", r.model, r.model);
@@ -116,12 +116,16 @@ void print_report(const std::string& what, const check::check_report& r, bool js
                         {"found_after_s", f.found_after_s}, {"found_after_images", f.found_after_images},
                         {"kept_at", f.kept_at}, {"reads", f.reads}, {"read_lost", f.read_lost}});
   k.json["failures"] = failures;
-  if (ranks) add_rank_rows(k, *ranks);
-  print_result(k, json);
-  if (json) return;
+  return k;
+}
+
+// Each failure's smallest image, for people; `schedule` names the trace
+// schedule when several were checked.
+void print_failures(const check::check_report& r, const std::string& schedule = {}) {
   for (std::size_t i = 0; i < r.failures.size(); ++i) {
     const check::check_failure& f = r.failures[i];
-    fmt::print("\nFailure {} of {}{} ({}; found after {:.2f} s, {})\n", i + 1, r.failures.size(),
+    fmt::print("\nFailure {} of {}{}{} ({}; found after {:.2f} s, {})\n", i + 1, r.failures.size(),
+               schedule.empty() ? "" : " in the schedule of " + schedule,
                f.scoped_persistency_bug ? ": a scoped persistency bug" : "", count_of(f.images, "failing image"),
                f.found_after_s, count_of(f.found_after_images, "image"));
     fmt::print("  cause:    {}\n", f.cause);
@@ -141,6 +145,51 @@ void print_report(const std::string& what, const check::check_report& r, bool js
     fmt::print("  verdict:  {}\n", f.verdict);
     if (!f.kept_at.empty()) fmt::print("  files:    {} (the image's files, to run recovery on again)\n", f.kept_at);
   }
+}
+
+void print_report(const std::string& what, const check::check_report& r, bool json,
+                  const scale::distributed_report* ranks = nullptr) {
+  kv_result k = report_rows(what, r);
+  if (ranks) add_rank_rows(k, *ranks);
+  print_result(k, json);
+  if (!json) print_failures(r);
+}
+
+struct schedule_check {
+  std::uint64_t seed = 0;
+  check::check_report report;
+};
+
+// Several trace schedules of one workload: a table of one row per schedule,
+// then the failures of each failing one (JSON: every schedule's report).
+void print_schedules(const std::string& what, const std::vector<schedule_check>& done, unsigned asked, bool json) {
+  std::vector<std::uint64_t> failing;
+  for (const schedule_check& c : done)
+    if (!c.report.failures.empty()) failing.push_back(c.seed);
+  if (json) {
+    nlohmann::json out = {{"checked", what}, {"schedules_asked", asked}, {"schedules_checked", done.size()},
+                          {"failing_seeds", failing}, {"schedules", nlohmann::json::array()}};
+    for (const schedule_check& c : done) {
+      nlohmann::json one = report_rows(what, c.report).json;
+      one["seed"] = c.seed;
+      out["schedules"].push_back(std::move(one));
+    }
+    std::cout << out.dump(2) << '\n';
+    return;
+  }
+  fmt::print("checked            {}\n", what);
+  if (!done.empty()) fmt::print("model              {}\n", done.front().report.model);
+  fmt::print("schedules          {} of {} checked{}\n", done.size(), asked,
+             done.size() < asked ? " (--first: stopped at the first failing one)" : "");
+  std::string seeds;
+  for (std::uint64_t f : failing) seeds += fmt::format("{}{}", seeds.empty() ? "" : ", ", f);
+  fmt::print("failing seeds      {}\n\n", failing.empty() ? "none" : seeds);
+  fmt::print("{:>6} {:>8} {:>13} {:>8} {:>7} {:>7} {:>9}\n", "seed", "events", "crash points", "images", "failed",
+             "causes", "seconds");
+  for (const schedule_check& c : done)
+    fmt::print("{:>6} {:>8} {:>13} {:>8} {:>7} {:>7} {:>9.2f}\n", c.seed, c.report.events, c.report.crash_points,
+               c.report.images, c.report.failed_images, c.report.failures.size(), c.report.seconds);
+  for (const schedule_check& c : done) print_failures(c.report, fmt::format("seed {}", c.seed));
 }
 
 check::check_options options_from(const check_args& a, check::persist_model model) {
@@ -243,11 +292,37 @@ void check_workload(const check_args& a, scale::rank_transport* ranks) {
   o.root = base / "traced";
   o.work_dir = base / "images";
   o.keep_failures = base;
-  const trace::trace t = apps::trace_workload(w, p, s, a.bug, a.seed, o.root);
   const std::string what = fmt::format("{} ({} style{})", a.workload, apps::to_string(s),
                                        a.bug.empty() ? std::string() : ", seeded bug " + a.bug);
   o.traced_target = apps::workload_traced_target(w, o.granularity);
-  check_and_report(what, t, apps::workload_target(w), o, a, ranks);
+  if (a.schedules <= 1) {
+    const trace::trace t = apps::trace_workload(w, p, s, a.bug, a.seed, o.root);
+    check_and_report(what, t, apps::workload_target(w), o, a, ranks);
+    return;
+  }
+  // Bugs that need two threads interleaved a certain way show only in some
+  // schedules: each seed traces its own interleaving and is checked alone,
+  // its failing images kept under seed-S.
+  std::vector<schedule_check> done;
+  for (unsigned i = 0; i < a.schedules; ++i) {
+    const std::uint64_t seed = a.seed + i;
+    check::check_options os = o;
+    os.strategy.seed = seed;
+    os.keep_failures = base / fmt::format("seed-{}", seed);
+    check::check_report r;
+    {
+      progress_bar bar(fmt::format("check {} seed {} ({} of {})", a.workload, seed, i + 1, a.schedules),
+                       !a.quiet && !a.json);
+      os.progress = [&bar](double f) { bar.update(f); };
+      const trace::trace t = apps::trace_workload(w, p, s, a.bug, seed, os.root);
+      r = check::check_trace(t, apps::workload_target(w), os);
+    }
+    done.push_back({seed, std::move(r)});
+    if (a.first && !done.back().report.failures.empty()) break;
+  }
+  print_schedules(what, done, a.schedules, a.json);
+  for (const schedule_check& c : done)
+    if (!c.report.failures.empty()) throw exit_request{exit_check_failed};
 }
 
 void do_check(const check_args& a) {
@@ -286,6 +361,10 @@ void register_check(CLI::App& app) {
   sub->add_option("--multi-loss", a->multi_loss, "mixed: random images in all that lose two or more stores")
       ->capture_default_str();
   sub->add_option("--seed", a->seed, "seed of the interleaving and of random images")->capture_default_str();
+  sub->add_option("--schedules", a->schedules, "trace and check N schedules of the workload in turn, seeds S to "
+                                              "S+N-1 (S: --seed); --first stops at the first that fails")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1000000u));
   sub->add_option("--granularity", a->granularity, "bytes a store persists in at once: 4, 8 or 64")
       ->capture_default_str();
   sub->add_option("--every", a->every, "crash every N events instead of before each ordering operation");
@@ -320,7 +399,10 @@ void register_check(CLI::App& app) {
   sub->add_flag("-q,--quiet", a->quiet, "no progress bar");
   // Options that would otherwise be silently ignored together.
   auto* trace_opt = sub->get_option("--trace");
-  for (const char* o : {"workload", "--bug", "--style", "--param", "--list-bugs"}) trace_opt->excludes(sub->get_option(o));
+  for (const char* o : {"workload", "--bug", "--style", "--param", "--list-bugs", "--schedules"})
+    trace_opt->excludes(sub->get_option(o));
+  // Event positions and ranks' shares belong to one trace.
+  for (const char* o : {"--at", "--mpi"}) sub->get_option("--schedules")->excludes(sub->get_option(o));
   for (const char* o : {"--root", "--verify"}) sub->get_option(o)->needs(trace_opt);
   auto* at_opt = sub->get_option("--at");
   for (const char* o : {"--every", "--crash-points"}) at_opt->excludes(sub->get_option(o));
