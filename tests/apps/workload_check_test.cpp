@@ -110,7 +110,7 @@ class SeededBugs : public testing::TestWithParam<bug_case> {};
 // Some bugs show only in schedules that interleave the right threads (the
 // careless helper of drain-past-clean must overtake a committer between its
 // reservation and its write): the first of eight trace schedules that shows
-// the bug is enough, as a user would try `gpmx check --seed`. (tx-hash's
+// the bug is enough, as `gpmx check --schedules 8 --first` tries them. (tx-hash's
 // drain-past-clean shows at seed 6 since committers reserve before they
 // take their number; most bugs show at seed 1.)
 TEST_P(SeededBugs, AreFoundUnderTheModelTheyViolate) {
