@@ -164,27 +164,29 @@ struct schedule_check {
 // then the failures of each failing one (JSON: every schedule's report).
 void print_schedules(const std::string& what, const std::vector<schedule_check>& done, unsigned asked, bool json) {
   std::vector<std::uint64_t> failing;
-  for (const schedule_check& c : done)
-    if (!c.report.failures.empty()) failing.push_back(c.seed);
-  if (json) {
-    nlohmann::json out = {{"checked", what}, {"schedules_asked", asked}, {"schedules_checked", done.size()},
-                          {"failing_seeds", failing}, {"schedules", nlohmann::json::array()}};
-    for (const schedule_check& c : done) {
-      nlohmann::json one = report_rows(what, c.report).json;
-      one["seed"] = c.seed;
-      out["schedules"].push_back(std::move(one));
-    }
-    std::cout << out.dump(2) << '\n';
-    return;
-  }
-  fmt::print("checked            {}\n", what);
-  if (!done.empty()) fmt::print("model              {}\n", done.front().report.model);
-  fmt::print("schedules          {} of {} checked{}\n", done.size(), asked,
-             done.size() < asked ? " (--first: stopped at the first failing one)" : "");
   std::string seeds;
-  for (std::uint64_t f : failing) seeds += fmt::format("{}{}", seeds.empty() ? "" : ", ", f);
-  fmt::print("failing seeds      {}\n\n", failing.empty() ? "none" : seeds);
-  fmt::print("{:>6} {:>8} {:>13} {:>8} {:>7} {:>7} {:>9}\n", "seed", "events", "crash points", "images", "failed",
+  for (const schedule_check& c : done)
+    if (!c.report.failures.empty()) {
+      failing.push_back(c.seed);
+      seeds += fmt::format("{}{}", seeds.empty() ? "" : ", ", c.seed);
+    }
+  kv_result k;
+  k.add("checked", "checked", what, what);
+  if (!done.empty()) k.add("model", "model", done.front().report.model, done.front().report.model);
+  k.add("schedules", "schedules_checked", done.size(),
+        fmt::format("{} of {} checked{}", done.size(), asked,
+                    done.size() < asked ? " (--first: stopped at the first failing one)" : ""));
+  k.json["schedules_asked"] = asked;
+  k.add("failing seeds", "failing_seeds", failing, failing.empty() ? "none" : seeds);
+  k.json["schedules"] = nlohmann::json::array();
+  for (const schedule_check& c : done) {
+    nlohmann::json one = report_rows(what, c.report).json;
+    one["seed"] = c.seed;
+    k.json["schedules"].push_back(std::move(one));
+  }
+  print_result(k, json);
+  if (json) return;
+  fmt::print("\n{:>6} {:>8} {:>13} {:>8} {:>7} {:>7} {:>9}\n", "seed", "events", "crash points", "images", "failed",
              "causes", "seconds");
   for (const schedule_check& c : done)
     fmt::print("{:>6} {:>8} {:>13} {:>8} {:>7} {:>7} {:>9.2f}\n", c.seed, c.report.events, c.report.crash_points,
