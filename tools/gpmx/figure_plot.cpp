@@ -12,7 +12,7 @@ namespace {
 
 // Grouped bars: one group per workload and one for the mean, one bar per
 // series; the paper's value, where known, as a black tick on its bar.
-constexpr const char* script = R"PY(
+constexpr const char* plot_script = R"PY(
 import json, math, sys
 import matplotlib
 matplotlib.use("Agg")
@@ -62,7 +62,7 @@ std::string quoted(const std::string& s) {
 
 std::string plot_figure(const std::filesystem::path& json, const std::filesystem::path& png) {
   const std::filesystem::path py = png.parent_path() / "plot_figure.py";
-  std::ofstream(py) << script;
+  std::ofstream(py) << plot_script;
   const std::filesystem::path log = png.parent_path() / "plot_figure.log";
   // The first python3 on the path, unless it lacks matplotlib and the
   // system's (where Debian's python3-matplotlib installs) has it.
