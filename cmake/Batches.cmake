@@ -9,8 +9,8 @@
 # list of sources, marked as not compiled on their own. The files that
 # launch kernels preprocess to some 180,000 lines each (the standard
 # library, fmt, the executor), which nvcc reads three times (cudafe++,
-# cicc, g++): six launchers took 26 s as one batch against about 100 s one
-# by one. Files in a batch must not define the same internal names
+# cicc, g++): six launchers took 26 s as one batch; hashmap.cpp alone took
+# 16.9 s. Files in a batch must not define the same internal names
 # (anonymous namespaces, statics) in the same namespace. (CMake 3.25's own
 # unity builds take only C and C++ sources.)
 function(gpmx_cuda_batch target name)

@@ -164,12 +164,8 @@ struct schedule_check {
 // then the failures of each failing one (JSON: every schedule's report).
 void print_schedules(const std::string& what, const std::vector<schedule_check>& done, unsigned asked, bool json) {
   std::vector<std::uint64_t> failing;
-  std::string seeds;
   for (const schedule_check& c : done)
-    if (!c.report.failures.empty()) {
-      failing.push_back(c.seed);
-      seeds += fmt::format("{}{}", seeds.empty() ? "" : ", ", c.seed);
-    }
+    if (!c.report.failures.empty()) failing.push_back(c.seed);
   kv_result k;
   k.add("checked", "checked", what, what);
   if (!done.empty()) k.add("model", "model", done.front().report.model, done.front().report.model);
@@ -177,7 +173,7 @@ void print_schedules(const std::string& what, const std::vector<schedule_check>&
         fmt::format("{} of {} checked{}", done.size(), asked,
                     done.size() < asked ? " (--first: stopped at the first failing one)" : ""));
   k.json["schedules_asked"] = asked;
-  k.add("failing seeds", "failing_seeds", failing, failing.empty() ? "none" : seeds);
+  k.add("failing seeds", "failing_seeds", failing, failing.empty() ? "none" : fmt::format("{}", fmt::join(failing, ", ")));
   k.json["schedules"] = nlohmann::json::array();
   for (const schedule_check& c : done) {
     nlohmann::json one = report_rows(what, c.report).json;
