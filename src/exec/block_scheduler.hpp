@@ -9,6 +9,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "carrier_pool.hpp"
@@ -118,15 +119,27 @@ class block_scheduler {
   std::uint32_t parked_lanes(std::uint32_t w) const { return timed_[w].lanes; }
   // The operation lane `lane` of warp w is parked at: its record, or the
   // slot's copy when it recorded none.
-  timed_op& stop_op(std::uint32_t w, std::uint32_t lane) {
-    timed_slot& slot = timed_[w];
-    return recorded(w, lane) != 0 ? recorded_op(w, lane, slot.at[lane]) : slot.ops[lane];
+  timed_op stop_op(std::uint32_t w, std::uint32_t lane) const {
+    const timed_slot& slot = timed_[w];
+    return recorded(w, lane) != 0 ? recorded_value(w, lane, slot.at[lane]) : slot.ops[lane];
+  }
+  // A lane of warp w is about to write its first record of a run: the warp
+  // gets rows to write into (thread_ctx::begin_ahead_records).
+  timed_op* begin_records(std::uint32_t w) {
+    if (!warp_rows_[w]) restore_rows(w);
+    if (!rows_written_[w]) {
+      rows_written_[w] = 1;
+      written_.push_back(w);
+    }
+    return warp_rows_[w];
   }
   // The operations `lanes` of warp w are parked at, indexed by lane, for
   // the warp's issue: the row of records itself when every lane stops at
   // the same recorded operation (a warp running a loop of loads), else
-  // copies gathered into the slot. Valid until the lanes resume.
-  timed_op* stop_ops(std::uint32_t w, std::uint32_t lanes);
+  // copies gathered into the slot. Valid until the lanes resume. `uniform`:
+  // every lane's operation is known to be the same but for its address
+  // (a summarized row), so the issue need not compare them.
+  timed_op* stop_ops(std::uint32_t w, std::uint32_t lanes, bool& uniform);
   // Drops the declared work of `lanes`' stops (issued before the operation).
   void clear_stop_work(std::uint32_t w, std::uint32_t lanes);
   // The lane of warp w that stopped first among `lanes` (the oldest stop
@@ -175,6 +188,7 @@ class block_scheduler {
     bool touched = false;
     std::array<fiber_record*, 32> fiber{};
     std::array<timed_op, 32> ops{};
+    bool ops_hold_row = false;  // every ops[l] is one summarized row's (stop_ops): its fields, addresses apart
     std::array<std::uint64_t, 32> seq{};  // order in which the lanes stopped
     std::uint64_t next_seq = 0;
     // Per lane: which of its recorded operations (recorded_counts_) it
@@ -191,10 +205,45 @@ class block_scheduler {
   // operation already, each stops there without running (in lane order, as
   // the general loop would) and this returns true; else it changes nothing.
   bool advance_recorded(timed_slot& slot, std::uint32_t w, std::uint32_t lanes);
+  // Record k of lane (w, lane) in the warp's rows, which it must hold.
   timed_op& recorded_op(std::uint32_t w, std::uint32_t lane, std::uint32_t k) {
-    return run_ahead_ops_[(std::size_t(w) * state_.run_ahead + k) * warp_size + lane];
+    return warp_rows_[w][std::size_t(k) * warp_size + lane];
   }
-  // Operations lane (w, lane) recorded in run_ahead_ops_: loads and stores
+  // The same, read from the rows or from the row's summary.
+  timed_op recorded_value(std::uint32_t w, std::uint32_t lane, std::uint32_t k) const {
+    if (const timed_op* rows = warp_rows_[w]) return rows[std::size_t(k) * warp_size + lane];
+    const row_summary& r = summaries_[std::size_t(w) * state_.run_ahead + k];
+    timed_op op = r.lead;  // addresses as integers: a stride may lead anywhere
+    op.addr = reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(r.lead.addr) +
+                                            std::uintptr_t(r.stride) * lane);
+    return op;
+  }
+  // --- run-ahead rows, lent to warps ---
+  // A full GPU's warps record tens of megabytes ahead (64 operations of 32
+  // bytes per lane), which the host's caches cannot hold: every warp
+  // instruction read its row cold, and the rows pushed the timing model's
+  // own state out of the caches. Most rows are a warp's lanes at one
+  // operation with addresses a fixed stride apart (a loop over an array);
+  // once a run ends, such rows are kept as a summary and the warp's rows go
+  // back to a pool, whose last area returned is the next one lent (still in
+  // the host's caches).
+  struct row_summary {
+    timed_op lead;        // lane 0's record
+    std::int64_t stride;  // lane l's address: lead.addr + l * stride; every other field is lead's
+  };
+  // Lends warp w rows again, rebuilding from the summaries the rows its
+  // lanes have yet to issue.
+  void restore_rows(std::uint32_t w);
+  // Every warp whose lanes wrote records since the last call: when each
+  // row its lanes have yet to issue is summarized, its rows return to the
+  // pool.
+  void summarize_written();
+  bool summarize_rows(std::uint32_t w);
+  // Rows k in [first, end) that some lane of warp w recorded and has not
+  // issued yet (first == end: none).
+  std::pair<std::uint32_t, std::uint32_t> live_rows(std::uint32_t w) const;
+  timed_op* lend_rows();
+  // Operations lane (w, lane) recorded in its warp's rows: loads and stores
   // it ran ahead over, then perhaps the operation it parked at.
   std::uint16_t& recorded(std::uint32_t w, std::uint32_t lane) { return recorded_counts_[w * warp_size + lane]; }
   std::uint16_t recorded(std::uint32_t w, std::uint32_t lane) const { return recorded_counts_[w * warp_size + lane]; }
@@ -244,9 +293,15 @@ class block_scheduler {
   std::vector<warp_slot> warps_;
   bool warps_dirty_ = false;  // set by cancel(): slots may hold waiters
   std::vector<timed_slot> timed_;  // per warp, timed schedule only
-  // Per warp, state_.run_ahead rows of 32 lanes: a convergent warp's lanes record
-  // their k-th load side by side.
-  std::vector<timed_op> run_ahead_ops_;
+  // Per warp, state_.run_ahead rows of 32 lanes (a convergent warp's lanes
+  // record their k-th load side by side), lent from areas_, or null.
+  std::vector<timed_op*> warp_rows_;
+  std::vector<row_summary> summaries_;  // per warp, state_.run_ahead rows; read where warp_rows_ is null
+  std::vector<std::uint8_t> rows_written_;  // per warp: in written_
+  std::vector<std::uint32_t> written_;      // warps whose lanes wrote records since summarize_written
+  std::vector<std::unique_ptr<timed_op[]>> areas_;  // every area made, each area_ops_ records
+  std::vector<timed_op*> free_areas_;              // not lent; the last one returned on top
+  std::size_t area_ops_ = 0;
   std::vector<std::uint16_t> recorded_counts_;  // per lane of each warp, see recorded()
   std::vector<std::uint32_t> touched_;
 

@@ -169,6 +169,8 @@ void thread_ctx::timed_thread_end() {
   timed_wait_for_recorded();
 }
 
+timed_op* thread_ctx::begin_ahead_records() { return b_->scheduler->begin_records(warp_id()); }
+
 void thread_ctx::hold_for_issue() {
   prepare_to_wait();
   b_->scheduler->timed_hold(*this);

@@ -221,15 +221,20 @@ void timed_engine::issue(launch_state& L, warp_rec& w, std::uint32_t unit, vtime
   block_rec& b = *w.block;
   block_scheduler& bs = *b.sched;
   const std::uint32_t pending = bs.parked_lanes(w.warp);
-  timed_op* ops = bs.stop_ops(w.warp, pending);
-  const timed_op lead = ops[bs.oldest_stop(w.warp, pending)];
+  bool uniform = false;
+  timed_op* ops = bs.stop_ops(w.warp, pending, uniform);
+  // The oldest stop leads; in a uniform row any lane would do.
+  const timed_op lead = ops[uniform ? std::uint32_t(std::countr_zero(pending)) : bs.oldest_stop(w.warp, pending)];
   // Lanes stopped at the same operation issue together; the others wait
   // for a later instruction (divergence).
   std::uint32_t group = 0, work = 0;
   const auto join = [&](std::uint32_t lane) {
     if (same_operation(ops[lane], lead)) group |= 1u << lane, work = std::max(work, ops[lane].work);
   };
-  if (pending == ~0u) {  // a whole warp: a loop without bit scans
+  if (uniform) {  // one operation for every lane, known without comparing them
+    group = pending;
+    work = lead.work;
+  } else if (pending == ~0u) {  // a whole warp: a loop without bit scans
     for (std::uint32_t lane = 0; lane < warp_size; ++lane) join(lane);
   } else {
     for (std::uint32_t m = pending; m != 0; m &= m - 1) join(std::uint32_t(std::countr_zero(m)));

@@ -39,12 +39,45 @@ inline void touch(std::uint64_t line, std::uint32_t mask, line_request* out, uns
                     fmt::format("coalesce: a lane accesses {} bytes, more than a line ({})", bytes, line_bytes));
 }
 
+// Whether a whole warp's lanes access `bytes` each, one after another from
+// lane 0's address: the common loop over an array, whose requests follow
+// from its first and last byte alone.
+bool contiguous_warp(std::uint32_t active_mask, const lane_access* lanes, std::uint32_t line_bytes) {
+  if (active_mask != ~0u) return false;
+  const std::uint64_t first = lanes[0].addr;
+  const std::uint32_t bytes = lanes[0].bytes;
+  if (bytes == 0 || bytes > line_bytes) return false;  // the lane loop skips or refuses those
+  std::uint64_t differs = 0, addr = first;
+  for (unsigned l = 1; l < warp_lanes; ++l) {
+    addr += bytes;
+    differs |= (lanes[l].addr ^ addr) | (lanes[l].bytes ^ bytes);
+  }
+  return differs == 0 && first + warp_lanes * std::uint64_t(bytes) > first;  // and no wrap past the top
+}
+
+// The requests of [first, last]: each line's sectors that the range covers,
+// lines in ascending order (as the lanes first touch them).
+unsigned coalesce_range(std::uint64_t first, std::uint64_t last, std::uint32_t line_bytes, unsigned sector_shift,
+                        line_request* out) {
+  const std::uint64_t line_mask = ~std::uint64_t(line_bytes - 1);
+  unsigned n = 0;
+  for (std::uint64_t line = first & line_mask;; line += line_bytes) {
+    const std::uint32_t from = line < first ? std::uint32_t(first - line) : 0;
+    const std::uint32_t to = last - line < line_bytes ? std::uint32_t(last - line) : line_bytes - 1;
+    out[n++] = line_request{line, sector_span(from, to, sector_shift)};
+    if (last - line < line_bytes) return n;
+  }
+}
+
 }  // namespace
 
 unsigned coalesce(std::uint32_t active_mask, const lane_access* lanes, std::uint32_t line_bytes,
                   std::uint32_t sector_bytes, line_request* out) {
   const std::uint64_t line_mask = ~std::uint64_t(line_bytes - 1);
   const unsigned sector_shift = unsigned(std::countr_zero(sector_bytes));
+  if (contiguous_warp(active_mask, lanes, line_bytes))
+    return coalesce_range(lanes[0].addr, lanes[0].addr + warp_lanes * std::uint64_t(lanes[0].bytes) - 1, line_bytes,
+                          sector_shift, out);
   unsigned n = 0, last = 0;
   out[0].line_addr = ~std::uint64_t(0);
   for (std::uint32_t m = active_mask; m != 0; m &= m - 1) {

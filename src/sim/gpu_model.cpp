@@ -100,6 +100,23 @@ std::uint64_t gpu_model::simulated(const void* p) {
   return in_frame(last_frame_, a);
 }
 
+// A whole warp whose lanes access consecutive elements of one host page
+// (a loop over an array): lane 0's simulated address and offsets from it,
+// as the lane loop below would give them.
+bool gpu_model::contiguous_in_a_page(const timed_op* ops, warp_request& r) {
+  const auto first = reinterpret_cast<std::uintptr_t>(ops[0].addr);
+  const std::uint32_t bytes = ops[0].bytes;
+  std::uintptr_t differs = 0, a = first;
+  for (std::uint32_t l = 1; l < warp_lanes; ++l) {
+    a += bytes;
+    differs |= (reinterpret_cast<std::uintptr_t>(ops[l].addr) ^ a) | (ops[l].bytes ^ bytes);
+  }
+  if (differs != 0 || page_of(a) != page_of(first) || a < first) return false;  // a: lane 31's address
+  const std::uint64_t base = simulated(ops[0].addr);
+  for (std::uint32_t l = 0; l < warp_lanes; ++l) r.lanes[l] = {base + std::uint64_t(l) * bytes, bytes};
+  return true;
+}
+
 warp_request& gpu_model::request(const warp_instruction& in, mem_space space, access_kind kind) {
   warp_request& r = request_;
   r.sm = in.sm;
@@ -109,6 +126,7 @@ warp_request& gpu_model::request(const warp_instruction& in, mem_space space, ac
   r.read_modify_write = true;
   r.atomic_scope = scope::device;
   r.active = in.lanes;
+  if (in.lanes == ~0u && contiguous_in_a_page(in.ops, r)) return r;
   // simulated()'s fast path inline, its last page kept in locals: the lanes' stores
   // into request_ (a member, as the page is) would make the compiler
   // reload it for every lane.

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
+#include <vector>
 
 #include "gpmx/support/error.hpp"
 
@@ -111,6 +114,52 @@ TEST(Coalescer, ActiveLanesOfNoBytesTakeNoPart) {
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0], (line_request{0x10080, 0x1}));
   EXPECT_TRUE(coalesce(0x5u, lanes.data(), 128, 32).empty());
+}
+
+// Byte by byte: each touched byte's line, in the order lanes first touch
+// them, with its sector set.
+std::vector<line_request> coalesce_bytewise(std::uint32_t mask, const std::array<lane_access, 32>& lanes,
+                                            std::uint32_t line, std::uint32_t sector) {
+  std::vector<line_request> out;
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!(mask >> l & 1u)) continue;
+    for (std::uint64_t b = lanes[l].addr; b < lanes[l].addr + lanes[l].bytes; ++b) {
+      const std::uint64_t at = b - b % line;
+      const std::uint32_t bit = 1u << ((b - at) / sector);
+      auto it = std::find_if(out.begin(), out.end(), [&](const line_request& r) { return r.line_addr == at; });
+      if (it == out.end()) out.push_back({at, bit});
+      else it->sector_mask |= bit;
+    }
+  }
+  return out;
+}
+
+TEST(Coalescer, ContiguousWarpsAtEveryAlignmentMatchTheBytes) {
+  // A whole warp reading consecutive elements takes a shortcut from its
+  // first and last byte; it must give what the lanes would, at every size
+  // and offset, lines of 128 and 64 bytes.
+  for (const std::uint32_t line : {128u, 64u})
+    for (const std::uint32_t bytes : {1u, 2u, 4u, 8u, 12u, 16u, 32u, 64u})
+      for (std::uint64_t offset = 0; offset < 2 * line; offset += 3) {
+        if (bytes > line) continue;
+        const auto lanes = strided(0x40000 + offset, bytes, bytes);
+        EXPECT_EQ(coalesce(all, lanes.data(), line, 32), coalesce_bytewise(all, lanes, line, 32))
+            << "line " << line << ", " << bytes << " bytes a lane, offset " << offset;
+      }
+}
+
+TEST(Coalescer, NearlyContiguousWarpsMatchTheBytes) {
+  // One lane out of step, or one lane of another size: the lane loop.
+  for (const unsigned odd : {1u, 17u, 31u}) {
+    auto lanes = strided(0x40010, 4, 4);
+    lanes[odd].addr += 4;
+    EXPECT_EQ(coalesce(all, lanes.data(), 128, 32), coalesce_bytewise(all, lanes, 128, 32)) << "lane " << odd;
+    lanes = strided(0x40010, 4, 4);
+    lanes[odd].bytes = 8;
+    EXPECT_EQ(coalesce(all, lanes.data(), 128, 32), coalesce_bytewise(all, lanes, 128, 32)) << "lane " << odd;
+  }
+  const auto lanes = strided(0x40010, 4, 4);
+  EXPECT_EQ(coalesce(all >> 1, lanes.data(), 128, 32), coalesce_bytewise(all >> 1, lanes, 128, 32));
 }
 
 TEST(Coalescer, LaneWiderThanALineIsRefused) {

@@ -121,6 +121,8 @@ class gpu_model final : public timing_model {
   // The instruction's request, built in request_ (valid until the next
   // call): its 32 lane slots are written only for the active lanes.
   warp_request& request(const warp_instruction& in, mem_space space, access_kind kind);
+  // request()'s shortcut for a whole warp of consecutive lanes in one page.
+  bool contiguous_in_a_page(const timed_op* ops, warp_request& r);
   picos& writes_of(const warp_instruction& in);
   // When the warp's earlier stores are acknowledged (0: none), without
   // adding the warp to writes_ (barriers and acquires only read it).

@@ -67,9 +67,11 @@ class block_state {
   bool run_ahead_stores = false;        // timed: and plain stores
   // timed, with run_ahead: the block scheduler's records, which a lane's
   // plain load or store fills inline (thread_ctx::record_ahead): op k of lane l of
-  // warp w at ahead_ops[(w * run_ahead + k) * 32 + l], and how many lane
-  // (w, l) has recorded at ahead_count[w * 32 + l].
-  timed_op* ahead_ops = nullptr;
+  // warp w at ahead_rows[w][k * 32 + l], and how many lane (w, l) has
+  // recorded at ahead_count[w * 32 + l]. A warp's rows are lent to it from
+  // the first record of a run on (thread_ctx::begin_ahead_records), so
+  // ahead_rows[w] may be null before then.
+  timed_op* const* ahead_rows = nullptr;
   std::uint16_t* ahead_count = nullptr;
   gpmx::observer* observer = nullptr;   // the launch's, or null
   std::uint8_t observed_spaces = 0;     // observer->observed_spaces(), or 0

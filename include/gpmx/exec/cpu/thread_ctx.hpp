@@ -65,7 +65,7 @@ class thread_ctx {
         pm_lines_(pm_lines),
         obs_(b.observer),
         observed_(b.observed_spaces),
-        ahead_spaces_(b.ahead_ops ? std::uint8_t(b.scheduling_spaces & ~b.reported_load_spaces) : std::uint8_t(0)),
+        ahead_spaces_(b.ahead_rows ? std::uint8_t(b.scheduling_spaces & ~b.reported_load_spaces) : std::uint8_t(0)),
         ahead_store_spaces_(b.run_ahead_stores ? ahead_spaces_ : std::uint8_t(0)) {}
   thread_ctx(const thread_ctx&) = delete;
   thread_ctx& operator=(const thread_ctx&) = delete;
@@ -559,7 +559,7 @@ class thread_ctx {
   void discard_work() { work_ = 0; }
   // The timed schedule's plain load (or store) with run-ahead, the
   // simulator's most frequent event: the lane writes its record in place
-  // (block_state's ahead_ops) and goes on; it parks only once its record is
+  // (block_state's ahead_rows) and goes on; it parks only once its record is
   // full. Nobody else hears of it: ahead_spaces_ leaves out the spaces the
   // observer wants loads of, and a model that wants stores reported keeps
   // run_ahead_stores off (timing.hpp).
@@ -572,13 +572,18 @@ class thread_ctx {
     const mem_space space = b.timed_space(p, s);
     std::uint16_t& count = b.ahead_count[rank];
     const std::uint32_t n = count;
-    timed_op& r = b.ahead_ops[(rank & ~std::uint64_t(warp_size - 1)) * ahead + n * warp_size + rank % warp_size];
+    timed_op* rows = b.ahead_rows[rank / warp_size];
+    if (n == 0) [[unlikely]] rows = begin_ahead_records();  // the warp's rows may be lent only now
+    timed_op& r = rows[n * warp_size + rank % warp_size];
     count = std::uint16_t(n + 1);
     work_ = 0;
     r.bytes = std::uint32_t(bytes), r.addr = p, r.work = work, r.loc = loc;
     r.kind = k, r.space = space, r.sc = scope::device, r.sub = 0, r.acquire = false;
     if (n + 1 >= ahead) hold_for_issue();
   }
+  // Before a lane's first record of a run: makes sure its warp has rows to
+  // write into, and returns them.
+  timed_op* begin_ahead_records();
   // After a full record: parks until the warp has issued what it recorded.
   void hold_for_issue();
   // Timed schedule with run-ahead: parks until the loads this thread
