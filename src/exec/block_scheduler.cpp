@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <fmt/format.h>
-#include <cstddef>
-#include <cstring>
 #include <new>
 
 #include "gpmx/exec/errors.hpp"
@@ -77,23 +75,9 @@ void block_scheduler::start(launch_state& L, std::uint64_t linear, choice_policy
     recorded_counts_.assign(std::size_t(nwarps) * warp_size, 0);
   }
   if (!timed) set_run_ahead(0, false);  // the timed engine sets it before each of its blocks
-  for (timed_op* rows : warp_rows_)  // the last block's
-    if (rows) free_areas_.push_back(rows);
-  warp_rows_.clear();
-  written_.clear();
   const bool ahead = timed && state_.run_ahead != 0;
-  if (ahead) {
-    const std::size_t area = std::size_t(state_.run_ahead) * warp_size;
-    if (area != area_ops_) {  // areas of another size: drop them
-      areas_.clear();
-      free_areas_.clear();
-      area_ops_ = area;
-    }
-    warp_rows_.assign(nwarps, nullptr);
-    rows_written_.assign(nwarps, 0);
-    summaries_.resize(std::size_t(nwarps) * state_.run_ahead);
-  }
-  state_.ahead_rows = ahead ? warp_rows_.data() : nullptr;
+  rows_.reset(ahead ? nwarps : 0, state_.run_ahead);
+  state_.ahead_rows = ahead ? rows_.rows() : nullptr;
   state_.ahead_count = ahead ? recorded_counts_.data() : nullptr;
 
   // One arena per block: static __shared__ arrays first, then dynamic.
@@ -349,38 +333,6 @@ void block_scheduler::maybe_yield(thread_ctx& t) {
 
 // --- the timed schedule ---
 
-namespace {
-// A record as four words: kind to bytes, address, work and acquire (the
-// rest of that word is padding, which records written a field at a time
-// leave undefined: masked), location.
-static_assert(sizeof(timed_op) == 32 && offsetof(timed_op, addr) == 8 && offsetof(timed_op, work) == 16 &&
-                  offsetof(timed_op, acquire) == 20 && offsetof(timed_op, loc) == 24,
-              "row_differs reads timed_op's fields by offset");
-inline std::uint64_t word(const timed_op& op, unsigned i) {
-  std::uint64_t w;
-  std::memcpy(&w, reinterpret_cast<const unsigned char*>(&op) + 8 * i, 8);
-  return w;
-}
-constexpr std::uint64_t work_and_acquire = 0xff'ffff'ffffull;
-// Whether two records differ in nothing but their address.
-bool same_but_address(const timed_op& a, const timed_op& b) {
-  return ((word(a, 0) ^ word(b, 0)) | ((word(a, 2) ^ word(b, 2)) & work_and_acquire) | (word(a, 3) ^ word(b, 3))) == 0;
-}
-// Nonzero unless every lane's record of `row` is lane 0's but for an
-// address `stride` bytes further per lane.
-std::uint64_t row_differs(const timed_op* row, std::uint64_t stride) {
-  const std::uint64_t head = word(row[0], 0), base = word(row[0], 1), tail = word(row[0], 2) & work_and_acquire,
-                      loc = word(row[0], 3);
-  std::uint64_t differs = 0, addr = base;
-  for (std::uint32_t l = 1; l < warp_size; ++l) {
-    addr += stride;  // a running sum: a multiply per lane cost more than the rest of the test
-    differs |= (word(row[l], 0) ^ head) | (word(row[l], 1) ^ addr) | ((word(row[l], 2) & work_and_acquire) ^ tail) |
-               (word(row[l], 3) ^ loc);
-  }
-  return differs;
-}
-}  // namespace
-
 void block_scheduler::timed_stop_at_record(timed_slot& slot, std::uint32_t w, std::uint32_t lane) {
   slot.lanes |= 1u << lane;
   slot.seq[lane] = slot.next_seq++;
@@ -414,13 +366,13 @@ timed_op* block_scheduler::stop_ops(std::uint32_t w, std::uint32_t lanes, bool& 
       one_row = rec[l] != 0 && slot.at[l] == k;
     }
   }
-  if (one_row && warp_rows_[w]) return &recorded_op(w, 0, k);
+  if (one_row && rows_.rows_of(w)) return &recorded_op(w, 0, k);
   if (one_row) {  // a summarized row: the lanes' records rebuilt from it (the others' stops stay)
-    const row_summary& r = summaries_[std::size_t(w) * state_.run_ahead + k];
+    const run_ahead_rows::summary& r = rows_.summary_of(w, k);
     const auto base = reinterpret_cast<std::uintptr_t>(r.lead.addr);
     const auto stride = std::uintptr_t(r.stride);
     uniform = true;
-    if (lanes == ~0u && slot.ops_hold_row && same_but_address(slot.ops[0], r.lead)) {
+    if (lanes == ~0u && slot.ops_hold_row && run_ahead_rows::same_but_address(slot.ops[0], r.lead)) {
       // The last row rebuilt here was the same operation (a loop): only
       // the addresses change.
       for (std::uint32_t l = 0; l < warp_size; ++l) slot.ops[l].addr = reinterpret_cast<const void*>(base + stride * l);
@@ -460,69 +412,6 @@ void block_scheduler::clear_stop_work(std::uint32_t w, std::uint32_t lanes) {
     begin_records(w);  // a record changes: the warp needs its rows (summarized again after the next run)
     recorded_op(w, l, slot.at[l]).work = 0;
   }
-}
-
-std::pair<std::uint32_t, std::uint32_t> block_scheduler::live_rows(std::uint32_t w) const {
-  const timed_slot& slot = timed_[w];
-  std::uint32_t first = state_.run_ahead, end = 0;
-  for (std::uint32_t l = 0; l < warp_size; ++l)
-    if (const std::uint32_t n = recorded(w, l); n != 0) {
-      first = std::min<std::uint32_t>(first, slot.at[l]);
-      end = std::max(end, n);
-    }
-  return first < end ? std::pair{first, end} : std::pair{0u, 0u};
-}
-
-timed_op* block_scheduler::lend_rows() {
-  if (free_areas_.empty()) {
-    areas_.push_back(std::make_unique_for_overwrite<timed_op[]>(area_ops_));
-    return areas_.back().get();
-  }
-  timed_op* rows = free_areas_.back();
-  free_areas_.pop_back();
-  return rows;
-}
-
-void block_scheduler::restore_rows(std::uint32_t w) {
-  timed_op* rows = lend_rows();
-  const auto [first, end] = live_rows(w);
-  for (std::uint32_t k = first; k < end; ++k) {
-    const row_summary& r = summaries_[std::size_t(w) * state_.run_ahead + k];
-    const auto base = reinterpret_cast<std::uintptr_t>(r.lead.addr);
-    for (std::uint32_t l = 0; l < warp_size; ++l) {
-      timed_op& op = rows[std::size_t(k) * warp_size + l];
-      op = r.lead;
-      op.addr = reinterpret_cast<const void*>(base + std::uintptr_t(r.stride) * l);
-    }
-  }
-  warp_rows_[w] = rows;
-}
-
-
-bool block_scheduler::summarize_rows(std::uint32_t w) {
-  const timed_op* rows = warp_rows_[w];
-  const auto [first, end] = live_rows(w);
-  for (std::uint32_t l = 0; l < warp_size; ++l)  // a summary needs every lane's record in every row
-    if (recorded(w, l) < end) return false;
-  for (std::uint32_t k = first; k < end; ++k) {
-    const timed_op* row = rows + std::size_t(k) * warp_size;
-    const std::uint64_t stride = word(row[1], 1) - word(row[0], 1);  // modulo 2^64, as the check's sums
-    if (row_differs(row, stride) != 0) return false;
-    row_summary& r = summaries_[std::size_t(w) * state_.run_ahead + k];
-    r.lead = row[0];
-    r.stride = std::int64_t(stride);
-  }
-  free_areas_.push_back(warp_rows_[w]);
-  warp_rows_[w] = nullptr;
-  return true;
-}
-
-void block_scheduler::summarize_written() {
-  for (const std::uint32_t w : written_) {
-    rows_written_[w] = 0;
-    if (warp_rows_[w]) summarize_rows(w);
-  }
-  written_.clear();
 }
 
 void block_scheduler::timed_park(thread_ctx& t, const timed_op& op) {
@@ -574,7 +463,7 @@ void block_scheduler::run_woken() {
   while (runnable_head_ < runnable_.size()) run_fiber(runnable_[runnable_head_++]);
   runnable_.clear();
   runnable_head_ = 0;
-  if (!written_.empty()) summarize_written();  // every lane that ran has stopped again
+  if (rows_.any_written()) summarize_written();  // every lane that ran has stopped again
 }
 
 void block_scheduler::stage() {
@@ -582,7 +471,7 @@ void block_scheduler::stage() {
     run_fiber(new_carrier());
     // Threads start in rank order: at a warp's end its rows may go back to
     // the pool and be the next warp's, still in the host's caches.
-    if (!written_.empty() && state_.next_unstarted % warp_size == 0 && runnable_head_ == runnable_.size())
+    if (rows_.any_written() && state_.next_unstarted % warp_size == 0 && runnable_head_ == runnable_.size())
       summarize_written();
   }
   run_woken();
@@ -752,8 +641,7 @@ block_scheduler::outcome block_scheduler::run_deterministic() {
 void block_scheduler::cancel() {
   warps_dirty_ = true;
   // A lane unwinding may still record: every warp gets rows to write into.
-  for (std::uint32_t w = 0; w < warp_rows_.size(); ++w)
-    if (!warp_rows_[w]) restore_rows(w);
+  for (std::uint32_t w = 0; w < rows_.warps(); ++w) rows_.hold(w, lanes_of(w));
   // Copy: cancelling a fiber finishes it, which edits fibers_.
   const std::vector<fiber_record*> victims = fibers_;
   for (fiber_record* rec : victims) {

@@ -9,13 +9,13 @@
 #include <memory>
 #include <new>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "carrier_pool.hpp"
 #include "fiber.hpp"
 #include "gpmx/exec/cpu/thread_ctx.hpp"
 #include "launch_state.hpp"
+#include "run_ahead_rows.hpp"
 #include "choice_policy.hpp"
 #include "warp_semantics.hpp"
 
@@ -125,14 +125,7 @@ class block_scheduler {
   }
   // A lane of warp w is about to write its first record of a run: the warp
   // gets rows to write into (thread_ctx::begin_ahead_records).
-  timed_op* begin_records(std::uint32_t w) {
-    if (!warp_rows_[w]) restore_rows(w);
-    if (!rows_written_[w]) {
-      rows_written_[w] = 1;
-      written_.push_back(w);
-    }
-    return warp_rows_[w];
-  }
+  timed_op* begin_records(std::uint32_t w) { return rows_.begin(w, lanes_of(w)); }
   // The operations `lanes` of warp w are parked at, indexed by lane, for
   // the warp's issue: the row of records itself when every lane stops at
   // the same recorded operation (a warp running a loop of loads), else
@@ -207,42 +200,18 @@ class block_scheduler {
   bool advance_recorded(timed_slot& slot, std::uint32_t w, std::uint32_t lanes);
   // Record k of lane (w, lane) in the warp's rows, which it must hold.
   timed_op& recorded_op(std::uint32_t w, std::uint32_t lane, std::uint32_t k) {
-    return warp_rows_[w][std::size_t(k) * warp_size + lane];
+    return rows_.rows_of(w)[std::size_t(k) * warp_size + lane];
   }
   // The same, read from the rows or from the row's summary.
   timed_op recorded_value(std::uint32_t w, std::uint32_t lane, std::uint32_t k) const {
-    if (const timed_op* rows = warp_rows_[w]) return rows[std::size_t(k) * warp_size + lane];
-    const row_summary& r = summaries_[std::size_t(w) * state_.run_ahead + k];
-    timed_op op = r.lead;  // addresses as integers: a stride may lead anywhere
-    op.addr = reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(r.lead.addr) +
-                                            std::uintptr_t(r.stride) * lane);
-    return op;
+    return rows_.value(w, lane, k);
   }
-  // --- run-ahead rows, lent to warps ---
-  // A full GPU's warps record tens of megabytes ahead (64 operations of 32
-  // bytes per lane), which the host's caches cannot hold: every warp
-  // instruction read its row cold, and the rows pushed the timing model's
-  // own state out of the caches. Most rows are a warp's lanes at one
-  // operation with addresses a fixed stride apart (a loop over an array);
-  // once a run ends, such rows are kept as a summary and the warp's rows go
-  // back to a pool, whose last area returned is the next one lent (still in
-  // the host's caches).
-  struct row_summary {
-    timed_op lead;        // lane 0's record
-    std::int64_t stride;  // lane l's address: lead.addr + l * stride; every other field is lead's
-  };
-  // Lends warp w rows again, rebuilding from the summaries the rows its
-  // lanes have yet to issue.
-  void restore_rows(std::uint32_t w);
-  // Every warp whose lanes wrote records since the last call: when each
-  // row its lanes have yet to issue is summarized, its rows return to the
-  // pool.
-  void summarize_written();
-  bool summarize_rows(std::uint32_t w);
-  // Rows k in [first, end) that some lane of warp w recorded and has not
-  // issued yet (first == end: none).
-  std::pair<std::uint32_t, std::uint32_t> live_rows(std::uint32_t w) const;
-  timed_op* lend_rows();
+  run_ahead_rows::lane_state lanes_of(std::uint32_t w) const {
+    return {&recorded_counts_[std::size_t(w) * warp_size], timed_[w].at.data()};
+  }
+  void summarize_written() {
+    rows_.summarize_written([this](std::uint32_t w) { return lanes_of(w); });
+  }
   // Operations lane (w, lane) recorded in its warp's rows: loads and stores
   // it ran ahead over, then perhaps the operation it parked at.
   std::uint16_t& recorded(std::uint32_t w, std::uint32_t lane) { return recorded_counts_[w * warp_size + lane]; }
@@ -294,14 +263,8 @@ class block_scheduler {
   bool warps_dirty_ = false;  // set by cancel(): slots may hold waiters
   std::vector<timed_slot> timed_;  // per warp, timed schedule only
   // Per warp, state_.run_ahead rows of 32 lanes (a convergent warp's lanes
-  // record their k-th load side by side), lent from areas_, or null.
-  std::vector<timed_op*> warp_rows_;
-  std::vector<row_summary> summaries_;  // per warp, state_.run_ahead rows; read where warp_rows_ is null
-  std::vector<std::uint8_t> rows_written_;  // per warp: in written_
-  std::vector<std::uint32_t> written_;      // warps whose lanes wrote records since summarize_written
-  std::vector<std::unique_ptr<timed_op[]>> areas_;  // every area made, each area_ops_ records
-  std::vector<timed_op*> free_areas_;              // not lent; the last one returned on top
-  std::size_t area_ops_ = 0;
+  // record their k-th load side by side), or their summaries.
+  run_ahead_rows rows_;
   std::vector<std::uint16_t> recorded_counts_;  // per lane of each warp, see recorded()
   std::vector<std::uint32_t> touched_;
 
