@@ -26,21 +26,31 @@ struct stream_result {
   bool operator==(const stream_result&) const = default;
 };
 
-stream_result stream(std::uint32_t run_ahead) {
+// Runs `kernel` on `blocks` blocks of `threads` threads over an input of
+// `words_per_thread` words a thread (filled from `seed`) into one word a
+// thread, with run-ahead `run_ahead`; `args` go between the two spans.
+template <class Kernel, class... Args>
+stream_result timed_run(std::uint32_t run_ahead, std::uint32_t blocks, std::uint32_t threads,
+                        std::uint32_t words_per_thread, std::uint32_t seed, Kernel kernel, Args... args) {
   const sim::canonical_kernel_memory placement;
   sim::sim_config c = sim::named_config("sbrp-table1");
   c.sched.run_ahead = run_ahead;
   sim::gpu_model gpu(c);
   cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
-  const std::uint32_t blocks = 64 / sim::testing::sanitizer_shrink;
-  kernel_vector<std::uint32_t> in(blocks * 256 * 24, 1), out(blocks * 256, 0);
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::uint32_t(i * 2654435761u);
-  ex.launch({dim3(blocks), dim3(256), 0, "stream"}, sim_kernels::stream_sum{},
-            global_span<const std::uint32_t>(in.data(), in.size()), 24u,
+  kernel_vector<std::uint32_t> in(std::size_t(blocks) * threads * words_per_thread, 1),
+      out(std::size_t(blocks) * threads, 0);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::uint32_t(i * seed);
+  ex.launch({dim3(blocks), dim3(threads), 0, "run_ahead_test"}, kernel,
+            global_span<const std::uint32_t>(in.data(), in.size()), args...,
             global_span<std::uint32_t>(out.data(), out.size()));
   const auto& s = gpu.memory().stats();
   return {std::uint64_t(gpu.totals().end), s.sectors_requested, s.l1_total().misses, gpu.totals().instructions(),
           std::vector<std::uint32_t>(out.begin(), out.end())};
+}
+
+stream_result stream(std::uint32_t run_ahead) {
+  return timed_run(run_ahead, 64 / sim::testing::sanitizer_shrink, 256, 24, 2654435761u, sim_kernels::stream_sum{},
+                   24u);
 }
 
 TEST(SimRunAhead, AStreamingKernelReportsTheSameWithAndWithout) {
@@ -82,19 +92,7 @@ struct mixed_rows {
 };
 
 stream_result mixed(std::uint32_t run_ahead) {
-  const sim::canonical_kernel_memory placement;
-  sim::sim_config c = sim::named_config("sbrp-table1");
-  c.sched.run_ahead = run_ahead;
-  sim::gpu_model gpu(c);
-  cpu::executor ex({.policy = cpu::schedule::timed, .timing = &gpu});
-  const std::uint32_t blocks = 40 / sim::testing::sanitizer_shrink;
-  kernel_vector<std::uint32_t> in(blocks * 48 * 16, 1), out(blocks * 48, 0);
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::uint32_t(i * 2246822519u);
-  ex.launch({dim3(blocks), dim3(48), 0, "mixed"}, mixed_rows{}, global_span<const std::uint32_t>(in.data(), in.size()),
-            global_span<std::uint32_t>(out.data(), out.size()));
-  const auto& s = gpu.memory().stats();
-  return {std::uint64_t(gpu.totals().end), s.sectors_requested, s.l1_total().misses, gpu.totals().instructions(),
-          std::vector<std::uint32_t>(out.begin(), out.end())};
+  return timed_run(run_ahead, 40 / sim::testing::sanitizer_shrink, 48, 16, 2246822519u, mixed_rows{});
 }
 
 TEST(SimRunAhead, RowsKeptAsSummariesReportTheSameAsRowsKeptWhole) {
